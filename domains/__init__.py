@@ -1,0 +1,1 @@
+"""Domains: one package per domain, each registering itself with ``envs.domain.register_domain``."""

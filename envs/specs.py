@@ -1,0 +1,273 @@
+"""The YAML specs (tasks, personas, situations, rules), validated by pydantic.
+
+A bad file fails at load with one line naming the file, the field and the
+reason (``SpecError``); the CLI prints that line, never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, TypeVar, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class SpecError(Exception):
+    """A spec file is malformed. ``str(e)`` is one line: file, field, reason."""
+
+
+class Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+# --- personas -----------------------------------------------------------------
+
+
+class Persona(Spec):
+    """A simulated user's character: one value per dimension, plus style notes."""
+
+    id: str
+    name: str | None = None
+    dimensions: dict[str, str] = Field(default_factory=dict)
+    style: str = ""
+
+
+# --- tasks ----------------------------------------------------------------------
+
+
+class HiddenFact(Spec):
+    """A fact the user only reveals once the agent asks for it."""
+
+    id: str
+    fact: str
+    # The agent "asked" when its message contains any of these (case-insensitive).
+    asked_by: list[str] = Field(min_length=1)
+
+
+class UserToolUse(Spec):
+    """A user tool the simulated user calls when the agent asks it to (or at a turn)."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    # Called when an agent message contains any of these; empty = on the first turn.
+    when_asked: list[str] = Field(default_factory=list)
+    # What the user then says; "{result}" is replaced by the tool's output.
+    say: str = "I checked: {result}"
+
+
+class MindChange(Spec):
+    """The user changes what they want the first time the agent proposes something."""
+
+    when_asked: list[str] = Field(min_length=1)
+    say: str
+
+
+class Scenario(Spec):
+    goal: str
+    # The user's own words for the request (scripted user's opening line; LLM user's starting point).
+    request: str
+    known_facts: list[str] = Field(default_factory=list)
+    hidden_facts: list[HiddenFact] = Field(default_factory=list)
+    situations: list[str] = Field(default_factory=lambda: ["cooperative"])
+    max_turns: int = Field(default=12, ge=1, le=200)
+    user_tools: list[UserToolUse] = Field(default_factory=list)
+    mind_change: MindChange | None = None
+    # Does the user agree when the agent asks for confirmation?
+    accepts: bool = True
+    # The user considers the goal met (or refused) once an agent message contains any of these.
+    done_when: list[str] = Field(default_factory=list)
+
+
+class RowUpdate(Spec):
+    table: str
+    where: dict[str, Any] = Field(min_length=1)
+    set: dict[str, Any] = Field(min_length=1)
+
+
+class RowInsert(Spec):
+    table: str
+    row: dict[str, Any] = Field(min_length=1)
+
+
+class RowDelete(Spec):
+    table: str
+    where: dict[str, Any] = Field(min_length=1)
+
+
+class InitialStatePatch(Spec):
+    update: list[RowUpdate] = Field(default_factory=list)
+    insert: list[RowInsert] = Field(default_factory=list)
+    delete: list[RowDelete] = Field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not (self.update or self.insert or self.delete)
+
+
+class Action(Spec):
+    """A tool call, as annotated in a task (``kwargs`` accepted as tau-bench spells it)."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kwargs_alias(cls, v: Any) -> Any:
+        if isinstance(v, dict) and "kwargs" in v and "arguments" not in v:
+            v = dict(v)
+            v["arguments"] = v.pop("kwargs")
+        return v
+
+
+AssertionType = Literal[
+    "transcript_contains",
+    "transcript_not_contains",
+    "transcript_contains_any",
+    "tool_called",
+    "tool_not_called",
+    "tool_called_before",
+    "llm_judge",
+]
+
+
+class AssertionSpec(Spec):
+    type: AssertionType
+    # transcript_*: the text (or texts, for contains_any); regex if `regex: true`.
+    text: str | None = None
+    texts: list[str] = Field(default_factory=list)
+    regex: bool = False
+    # Whose messages: agent (default), user, or all.
+    speaker: Literal["agent", "user", "all"] = "agent"
+    # tool_*: the tool, optional argument subset that must match.
+    tool: str | None = None
+    arguments: dict[str, Any] | None = None
+    # tool_called_before: `tool` must be called before `before`.
+    before: str | None = None
+    # llm_judge: a yes/no question about the whole transcript (yes = pass).
+    question: str | None = None
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _fields_for_type(self) -> "AssertionSpec":
+        need = {
+            "transcript_contains": ["text"],
+            "transcript_not_contains": ["text"],
+            "transcript_contains_any": ["texts"],
+            "tool_called": ["tool"],
+            "tool_not_called": ["tool"],
+            "tool_called_before": ["tool", "before"],
+            "llm_judge": ["question"],
+        }[self.type]
+        for f in need:
+            if not getattr(self, f):
+                raise ValueError(f"an assertion of type {self.type} needs `{f}`")
+        return self
+
+
+class Task(Spec):
+    id: str
+    domain: str
+    description: str = ""
+    persona: Union[str, Persona, None] = None
+    scenario: Scenario
+    initial_state: InitialStatePatch = Field(default_factory=InitialStatePatch)
+    expected_actions: list[Action] = Field(default_factory=list)
+    outputs: list[str] = Field(default_factory=list)
+    assertions: list[AssertionSpec] = Field(default_factory=list)
+    # "table.column" pairs left out of the state comparison (timestamps, free text).
+    ignore_columns: list[str] = Field(default_factory=list)
+    # Which scripted agents this task is built to catch (documentation + tests).
+    catches: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    # Domain-specific extras (e.g. the tutoring problem id); opaque to the engine.
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("ignore_columns")
+    @classmethod
+    def _table_dot_column(cls, v: list[str]) -> list[str]:
+        for item in v:
+            if item.count(".") != 1:
+                raise ValueError(f"{item!r} must be written table.column")
+        return v
+
+
+# --- situations and rules -------------------------------------------------------
+
+
+class Situation(Spec):
+    id: str
+    description: str
+    how_to_play: str
+    rules: list[str] = Field(default_factory=list)
+
+
+class RuleCheck(Spec):
+    """A deterministic check of one agent reply (see graders/rule_checks.py)."""
+
+    type: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Rule(Spec):
+    id: str
+    category: str
+    text: str
+    violation: str
+    good_example: str
+    bad_example: str
+    check: RuleCheck | None = None
+
+
+# --- loading ----------------------------------------------------------------------
+
+S = TypeVar("S", bound=BaseModel)
+
+
+def _fmt_error(path: Path, e: ValidationError, prefix: str = "") -> str:
+    err = e.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+    more = f" (+{len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
+    return f"{path}: {prefix}{loc}: {err['msg']}{more}"
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return yaml.safe_load(f)
+    except FileNotFoundError:
+        raise SpecError(f"{path}: file not found") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "yaml"
+        raise SpecError(f"{path}: {where}: {getattr(e, 'problem', None) or e}") from None
+
+
+def load_one(model: type[S], path: Path, data: Any = None) -> S:
+    data = read_yaml(path) if data is None else data
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}: (top level): expected a mapping, got {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise SpecError(_fmt_error(path, e)) from None
+
+
+def load_list(model: type[S], path: Path, key: str) -> list[S]:
+    """A file holding ``{key: [item, ...]}`` or a bare list."""
+    data = read_yaml(path)
+    if isinstance(data, dict) and key in data:
+        data = data[key]
+    if not isinstance(data, list):
+        raise SpecError(f"{path}: {key}: expected a list")
+    out = []
+    for i, item in enumerate(data):
+        try:
+            out.append(model.model_validate(item))
+        except ValidationError as e:
+            ident = item.get("id") if isinstance(item, dict) else None
+            raise SpecError(_fmt_error(path, e, prefix=f"{key}[{i}{' ' + ident if ident else ''}].")) from None
+    ids = [getattr(x, "id", None) for x in out]
+    dup = {x for x in ids if x is not None and ids.count(x) > 1}
+    if dup:
+        raise SpecError(f"{path}: {key}: duplicate id {sorted(dup)[0]!r}")
+    return out

@@ -1,0 +1,227 @@
+"""Tools: plain Python functions whose signature is the single source of truth.
+
+A tool is a function whose first parameter is the SQLAlchemy ``Session`` of the
+episode and whose other parameters are typed (``Annotated[T, Field(...)]`` or a
+plain annotation, described in a Google-style ``Args:`` docstring section).
+From that signature we build
+
+* a pydantic model that validates the arguments of every call, and
+* the OpenAI function-calling JSON schema shown to the model.
+
+Calling a tool never raises: bad arguments, an unknown tool name, or a
+``ToolError`` raised by the tool come back as an ``"Error: ..."`` string and
+the session is rolled back, so a failed call changes nothing.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Literal, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic.fields import FieldInfo
+from sqlalchemy.orm import Session
+
+Side = Literal["agent", "user"]
+
+
+class ToolError(Exception):
+    """Raised by a tool for an expected refusal; the message goes back to the caller."""
+
+
+@dataclass
+class ToolOutcome:
+    """What one call produced: the observation string and whether it failed."""
+
+    output: str
+    ok: bool
+    error_kind: str | None = None  # "unknown_tool" | "bad_arguments" | "refused" | "crashed"
+
+
+def _docstring_parts(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into (description, {arg: description})."""
+    doc = inspect.cleandoc(doc or "")
+    descr_lines: list[str] = []
+    args: dict[str, str] = {}
+    section = "descr"
+    current: str | None = None
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if stripped in ("Args:", "Arguments:", "Parameters:"):
+            section = "args"
+            continue
+        if stripped in ("Returns:", "Raises:", "Examples:", "Example:"):
+            section = "other"
+            continue
+        if section == "descr":
+            descr_lines.append(line)
+        elif section == "args":
+            m = re.match(r"^\s*(\w+)\s*(\([^)]*\))?\s*:\s*(.*)$", line)
+            if m and (line.startswith("    ") or not line.startswith(" ")) and len(line) - len(line.lstrip()) <= 4:
+                current = m.group(1)
+                args[current] = m.group(3).strip()
+            elif current and stripped:
+                args[current] += " " + stripped
+    return " ".join(l.strip() for l in descr_lines if l.strip()), args
+
+
+class Tool:
+    """One callable tool, with its argument model and JSON schema."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        side: Side = "agent",
+        mutates: bool = False,
+        terminal: bool = False,
+        schema: dict | None = None,
+    ):
+        self.fn = fn
+        self.name = name or fn.__name__
+        self.side = side
+        self.mutates = mutates
+        # A terminal tool ends the episode (e.g. transfer to a human).
+        self.terminal = terminal
+        self.description, arg_docs = _docstring_parts(fn.__doc__ or "")
+        hints = get_type_hints(fn, include_extras=True)
+        params = list(inspect.signature(fn).parameters.values())[1:]  # first one is the session
+        fields: dict[str, Any] = {}
+        for p in params:
+            ann = hints.get(p.name, Any)
+            default = ... if p.default is inspect.Parameter.empty else p.default
+            if isinstance(default, FieldInfo):
+                finfo = default
+            else:
+                from pydantic import Field
+
+                finfo = Field(default)
+            if finfo.description is None and p.name in arg_docs:
+                finfo.description = arg_docs[p.name]
+            fields[p.name] = (ann, finfo)
+        self.args_model: type[BaseModel] = create_model(
+            f"{self.name}_args",
+            __config__=ConfigDict(extra="forbid", strict=False),
+            **fields,
+        )
+        self._schema_override = schema
+
+    def schema(self) -> dict:
+        """The OpenAI function-calling schema for this tool."""
+        if self._schema_override is not None:
+            return self._schema_override
+        params = self.args_model.model_json_schema()
+        params.pop("title", None)
+        for prop in params.get("properties", {}).values():
+            prop.pop("title", None)
+        params.setdefault("required", [])
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+    def validate(self, arguments: dict | str | None) -> dict:
+        """Parse and validate the arguments; raise ``ToolError`` with a clear reason."""
+        if arguments is None or arguments == "":
+            arguments = {}
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except json.JSONDecodeError as e:
+                raise ToolError(f"arguments for {self.name} are not valid JSON ({e.msg})") from None
+        if not isinstance(arguments, dict):
+            raise ToolError(f"arguments for {self.name} must be a JSON object")
+        try:
+            model = self.args_model.model_validate(arguments)
+        except ValidationError as e:
+            reasons = "; ".join(
+                f"{'.'.join(str(x) for x in err['loc']) or '(arguments)'}: {err['msg']}" for err in e.errors()
+            )
+            raise ToolError(f"invalid arguments for {self.name}: {reasons}") from None
+        return {k: getattr(model, k) for k in model.model_fields_set | set(self.args_model.model_fields)}
+
+    def __call__(self, session: Session, arguments: dict | str | None = None) -> ToolOutcome:
+        try:
+            kwargs = self.validate(arguments)
+        except ToolError as e:
+            return ToolOutcome(f"Error: {e}", ok=False, error_kind="bad_arguments")
+        try:
+            result = self.fn(session, **kwargs)
+            session.commit()
+        except ToolError as e:
+            session.rollback()
+            return ToolOutcome(f"Error: {e}", ok=False, error_kind="refused")
+        except Exception as e:  # a tool bug must not take the episode down; it is recorded
+            session.rollback()
+            return ToolOutcome(f"Error: {e}", ok=False, error_kind="crashed")
+        return ToolOutcome(render_result(result), ok=True)
+
+
+def render_result(result: Any) -> str:
+    """Tool results are strings on the wire; structured values become JSON."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, BaseModel):
+        return result.model_dump_json()
+    return json.dumps(result, default=str)
+
+
+def tool(
+    fn: Callable | None = None,
+    *,
+    name: str | None = None,
+    side: Side = "agent",
+    mutates: bool = False,
+    terminal: bool = False,
+):
+    """Decorator marking a function as a tool (see module docstring)."""
+
+    def wrap(f: Callable) -> Tool:
+        return Tool(f, name=name, side=side, mutates=mutates, terminal=terminal)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+@dataclass
+class ToolSet:
+    """The tools one side (agent or user) may call. The other side's tools are unknown to it."""
+
+    side: Side
+    tools: dict[str, Tool] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, side: Side, tools: Iterable[Tool]) -> "ToolSet":
+        ts = cls(side)
+        for t in tools:
+            if t.side != side:
+                raise ValueError(f"tool {t.name} is a {t.side} tool, not a {side} tool")
+            if t.name in ts.tools:
+                raise ValueError(f"duplicate tool name {t.name}")
+            ts.tools[t.name] = t
+        return ts
+
+    def schemas(self) -> list[dict]:
+        return [t.schema() for t in self.tools.values()]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.tools
+
+    def __getitem__(self, name: str) -> Tool:
+        return self.tools[name]
+
+    def names(self) -> list[str]:
+        return list(self.tools)
+
+    def call(self, session: Session, name: str, arguments: dict | str | None) -> ToolOutcome:
+        t = self.tools.get(name)
+        if t is None:
+            return ToolOutcome(
+                f"Error: unknown tool {name!r} for the {self.side}; available: {', '.join(self.tools)}",
+                ok=False,
+                error_kind="unknown_tool",
+            )
+        return t(session, arguments)

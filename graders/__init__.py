@@ -1,0 +1,1 @@
+"""Graders: state diff, required outputs, assertions, pass^k, rule verdicts, judge calibration."""

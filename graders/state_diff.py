@@ -1,0 +1,115 @@
+"""Row- and column-level diff of two SQLite states, done by SQLite itself.
+
+The goal database is attached next to the episode's database and each table
+is compared with ``EXCEPT`` in both directions over the columns that count
+(declared ignored columns left out). Rows that differ are paired by primary
+key into *changed* (with each differing column's actual and expected value),
+*unexpected* (only in the actual state) and *missing* (only in the goal).
+
+Only tables that either side could have touched need comparing; callers pass
+them (``tables``), and ``tables=None`` compares everything.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable
+
+from sqlalchemy import MetaData
+
+from envs.records import RowChange, TableDiff
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def diff_connection(
+    conn: sqlite3.Connection,
+    goal: bytes,
+    metadata: MetaData,
+    tables: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
+) -> list[TableDiff]:
+    """Diff the ``main`` database of ``conn`` against the serialized ``goal``."""
+    conn.execute("ATTACH DATABASE ':memory:' AS goal")
+    try:
+        conn.deserialize(goal, name="goal")
+        return _diff_attached(conn, "main", "goal", metadata, tables, ignore)
+    finally:
+        conn.execute("DETACH DATABASE goal")
+
+
+def diff_bytes(
+    actual: bytes,
+    goal: bytes,
+    metadata: MetaData,
+    tables: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
+) -> list[TableDiff]:
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(actual)
+        return diff_connection(conn, goal, metadata, tables, ignore)
+    finally:
+        conn.close()
+
+
+def _diff_attached(conn, a: str, b: str, metadata: MetaData, tables, ignore) -> list[TableDiff]:
+    ignored: dict[str, set[str]] = {}
+    for item in ignore:
+        t, c = item.split(".", 1)
+        ignored.setdefault(t, set()).add(c)
+    names = sorted(metadata.tables) if tables is None else sorted(set(tables) & set(metadata.tables))
+    out: list[TableDiff] = []
+    for name in names:
+        t = metadata.tables[name]
+        pk = [c.name for c in t.primary_key.columns]
+        cols = [c.name for c in t.columns if c.name not in ignored.get(name, set()) or c.name in pk]
+        sel = ", ".join(_q(c) for c in cols)
+        only_a = conn.execute(
+            f"SELECT {sel} FROM {a}.{_q(name)} EXCEPT SELECT {sel} FROM {b}.{_q(name)}"
+        ).fetchall()
+        only_b = conn.execute(
+            f"SELECT {sel} FROM {b}.{_q(name)} EXCEPT SELECT {sel} FROM {a}.{_q(name)}"
+        ).fetchall()
+        if not only_a and not only_b:
+            continue
+        td = TableDiff(table=name)
+        key_idx = [cols.index(k) for k in pk] if pk else list(range(len(cols)))
+        rows_a = {tuple(r[i] for i in key_idx): r for r in only_a}
+        rows_b = {tuple(r[i] for i in key_idx): r for r in only_b}
+        key_names = pk or cols
+        for key in sorted(rows_a.keys() | rows_b.keys(), key=repr):
+            ra, rb = rows_a.get(key), rows_b.get(key)
+            key_dict = dict(zip(key_names, key))
+            if ra is not None and rb is not None:
+                changed = {
+                    c: {"actual": va, "expected": vb}
+                    for c, va, vb in zip(cols, ra, rb)
+                    if va != vb
+                }
+                td.changed.append(RowChange(key=key_dict, columns=changed))
+            elif ra is not None:
+                td.unexpected.append(dict(zip(cols, ra)))
+            else:
+                td.missing.append(dict(zip(cols, rb)))
+        out.append(td)
+    return out
+
+
+def render_diff(diffs: list[TableDiff], limit: int = 20) -> str:
+    """A short human-readable rendering of a diff for the terminal."""
+    if not diffs:
+        return "no difference"
+    lines: list[str] = []
+    for d in diffs:
+        for ch in d.changed:
+            cols = ", ".join(f"{c}: {v['actual']!r} (expected {v['expected']!r})" for c, v in ch.columns.items())
+            lines.append(f"{d.table} {ch.key}: {cols}")
+        for r in d.unexpected:
+            lines.append(f"{d.table}: unexpected row {r}")
+        for r in d.missing:
+            lines.append(f"{d.table}: missing row {r}")
+    more = f"\n... and {len(lines) - limit} more" if len(lines) > limit else ""
+    return "\n".join(lines[:limit]) + more
