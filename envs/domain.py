@@ -181,12 +181,20 @@ class Domain:
 
 
 _REGISTRY: dict[str, Callable[[], Domain]] = {}
+_GYM_IDS: dict[str, str] = {}  # canonical domain name -> gymnasium id (without namespace)
 _INSTANCES: dict[str, Domain] = {}
 _DISCOVERED = False
 
 
-def register_domain(name: str, factory: Callable[[], Domain], *, aliases: tuple[str, ...] = ()) -> None:
-    """Register a domain factory (called once, lazily, on first use)."""
+def register_domain(
+    name: str, factory: Callable[[], Domain], *, gym_id: str, aliases: tuple[str, ...] = ()
+) -> None:
+    """Register a domain factory (called once, lazily, on first use).
+
+    ``gym_id`` is the gymnasium id without namespace, e.g. ``"Support-v0"``.
+    The factory must be cheap to register: build nothing until it is called.
+    """
+    _GYM_IDS[name] = gym_id
     for n in (name, *aliases):
         _REGISTRY[n] = factory
 
