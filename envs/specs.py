@@ -194,11 +194,24 @@ class Task(Spec):
 # --- situations and rules -------------------------------------------------------
 
 
+class ScriptedLines(Spec):
+    """How the offline scripted user plays a situation: lines around its message.
+
+    One line of each list is picked with the episode's seed. ``withhold`` makes
+    the user keep its known facts back that turn (a customer who withholds a detail).
+    """
+
+    prefix: list[str] = Field(default_factory=list)
+    suffix: list[str] = Field(default_factory=list)
+    withhold: bool = False
+
+
 class Situation(Spec):
     id: str
     description: str
     how_to_play: str
     rules: list[str] = Field(default_factory=list)
+    scripted: ScriptedLines = Field(default_factory=ScriptedLines)
 
 
 class RuleCheck(Spec):
