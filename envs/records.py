@@ -140,9 +140,10 @@ class Verdict(Record):
     turn: int
     situation: str | None
     rule: str
-    verdict: Literal["FOLLOWED", "VIOLATED", "NEEDS_REVIEW", "NOT_APPLICABLE"]
+    # UNJUDGED: the rule has no deterministic check and no judge model was given.
+    verdict: Literal["FOLLOWED", "VIOLATED", "NEEDS_REVIEW", "NOT_APPLICABLE", "UNJUDGED"]
     rationale: str = ""
-    source: Literal["check", "judge"] = "check"
+    source: Literal["check", "judge", "none"] = "check"
 
 
 class Usage(Record):

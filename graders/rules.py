@@ -1,0 +1,62 @@
+"""Per-turn rule verdicts: each agent reply against only its situation's rules.
+
+The situation of an agent reply is the one the user simulator played in the
+user message the reply answers. Rules with a deterministic ``check`` are
+decided here without a model; the others go to the judge (``judge_turn``)
+when one is given, and are recorded as UNJUDGED otherwise, so the report can
+say which rules went unjudged and on how many turns.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from envs.domain import Domain
+from envs.records import AgentEvent, Event, UserEvent, Verdict
+from envs.specs import Rule, Situation, Task
+from graders.rule_checks import run_check
+
+
+class Judge(Protocol):
+    async def judge_turn(
+        self, situation: Situation, rules: list[Rule], events: list[Event], reply_index: int
+    ) -> list[Verdict]: ...
+
+
+def reply_situations(events: list[Event]) -> list[tuple[int, str | None]]:
+    """(index of each agent reply, situation of the user turn it answers)."""
+    out = []
+    current: str | None = None
+    for i, e in enumerate(events):
+        if isinstance(e, UserEvent):
+            current = e.situation
+        elif isinstance(e, AgentEvent):
+            out.append((i, current))
+    return out
+
+
+async def judge_episode(domain: Domain, task: Task, events: list[Event], judge: Any | None) -> list[Verdict]:
+    verdicts: list[Verdict] = []
+    for idx, sid in reply_situations(events):
+        sit = domain.situations.get(sid) if sid else None
+        if sit is None:
+            continue
+        turn = events[idx].turn
+        rules = [domain.rules[r] for r in sit.rules if r in domain.rules]
+        for_judge = []
+        for rule in rules:
+            if rule.check is not None:
+                v, why = run_check(rule.check.type, rule.check.params, events, idx)
+                verdicts.append(Verdict(turn=turn, situation=sid, rule=rule.id, verdict=v, rationale=why, source="check"))
+            else:
+                for_judge.append(rule)
+        if not for_judge:
+            continue
+        if judge is None:
+            verdicts.extend(
+                Verdict(turn=turn, situation=sid, rule=r.id, verdict="UNJUDGED", rationale="no judge model", source="none")
+                for r in for_judge
+            )
+        else:
+            verdicts.extend(await judge.judge_turn(sit, for_judge, events, idx))
+    return verdicts
