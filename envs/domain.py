@@ -56,6 +56,8 @@ class Domain:
     description: str = ""
     # Domain options the CLI passes through (e.g. a data path); see configure().
     options: dict[str, Any] = field(default_factory=dict)
+    # Where the task YAML files are; default: <data root>/tasks/<name>.
+    tasks_path: Path | None = None
 
     def __post_init__(self) -> None:
         self._initial: dict[str, bytes] = {}
@@ -131,7 +133,7 @@ class Domain:
         return {r.id: r for r in load_list(Rule, p, "rules")} if p.exists() else {}
 
     def tasks_dir(self) -> Path:
-        return data_root() / "tasks" / self.name
+        return self.tasks_path or data_root() / "tasks" / self.name
 
     @cached_property
     def tasks(self) -> dict[str, Task]:

@@ -99,7 +99,7 @@ class Episode:
     def _call_user_tool(self, name: str, arguments: dict) -> str:
         from envs.records import ToolCall
 
-        call = ToolCall(name=name, arguments=arguments)
+        call = ToolCall(id=f"user_call_{len(self.events)}", name=name, arguments=arguments)
         out = self.domain.user_tools.call(self.state.session, name, arguments)
         self.events.append(
             ToolEvent(turn=self.turn, side="user", call=call, output=out.output, ok=out.ok, error_kind=out.error_kind)
@@ -157,6 +157,8 @@ class Episode:
         if action.tool_calls:
             outputs = []
             for call in action.tool_calls:
+                if not call.id:
+                    call = call.model_copy(update={"id": f"call_{len(self.events)}"})
                 out = self.domain.agent_tools.call(self.state.session, call.name, call.arguments)
                 if not out.ok and out.error_kind in ("unknown_tool", "bad_arguments"):
                     self.agent_errors += 1

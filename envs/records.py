@@ -8,7 +8,6 @@ turn N starts with the N-th agent message to the user.
 from __future__ import annotations
 
 import json
-import uuid
 from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -19,7 +18,8 @@ class Record(BaseModel):
 
 
 class ToolCall(Record):
-    id: str = Field(default_factory=lambda: "call_" + uuid.uuid4().hex[:12])
+    # Left empty by callers that have no id; the episode assigns a deterministic one.
+    id: str = ""
     name: str
     arguments: Union[dict[str, Any], str] = Field(default_factory=dict)
 

@@ -1,0 +1,242 @@
+"""``python -m envs.run``: play every selected task N times, grade, report pass^k.
+
+    python -m envs.run --domain support --repeats 8
+    python -m envs.run --resume runs/<run-id>          # continue an interrupted run
+
+Episodes run concurrently on one asyncio loop (``--concurrency``); each is
+appended to ``runs/<run-id>/episodes.jsonl`` the moment it ends, and
+``summary.json`` is written at the end. Bad input (a malformed task file, an
+unknown domain or agent) is reported in one line, with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fnmatch
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m envs.run", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--domain", help="domain name (support, tutoring, taubench-retail, ...)")
+    ap.add_argument("--repeats", type=int, default=None, help="trials per task (pass^1..pass^N); default 1")
+    ap.add_argument("--tasks", nargs="*", default=None, help="task ids or globs (space or comma separated)")
+    ap.add_argument("--agent", default=None, help="scripted[:variant] or a litellm model string")
+    ap.add_argument("--user", default=None, help="scripted, human, or a litellm model string")
+    ap.add_argument("--judge", default=None, help="a litellm model string for rules without a check (default: none)")
+    ap.add_argument("--seed", type=int, default=None, help="run seed; each episode's seed derives from it (default 0)")
+    ap.add_argument("--out", default=None, help="run folder (default runs/<run-id>)")
+    ap.add_argument("--concurrency", type=int, default=None, help="episodes in flight at once (default 1 scripted, 8 LLM)")
+    ap.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
+    ap.add_argument("--taubench-data", default=None, help="folder with tau-bench retail data (taubench-retail domain)")
+    ap.add_argument("--problems", default=None, help="GSM8K-format .jsonl problems (tutoring domain)")
+    ap.add_argument("--calibration", default=None, help="calibration.json from graders.calibrate")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    try:
+        from envs.llm_cli import add_llm_arguments
+
+        add_llm_arguments(ap)
+    except ImportError:
+        pass
+    return ap
+
+
+def _select_tasks(all_ids: list[str], patterns: list[str] | None) -> list[str]:
+    if not patterns:
+        return all_ids
+    pats = [p for item in patterns for p in item.split(",") if p]
+    chosen = [t for t in all_ids if any(fnmatch.fnmatchcase(t, p) for p in pats)]
+    unmatched = [p for p in pats if not any(fnmatch.fnmatchcase(t, p) for t in all_ids)]
+    if unmatched:
+        from envs.specs import SpecError
+
+        raise SpecError(f"--tasks: no task matches {unmatched[0]!r}")
+    return chosen
+
+
+RUN_KEYS = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed", "taubench_data", "problems", "calibration")
+
+
+def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    cfg: dict[str, Any] = {}
+    if args.resume:
+        from envs.store import RunStore
+
+        cfg = RunStore(Path(args.resume)).read_config()
+    for k in RUN_KEYS:
+        v = getattr(args, k, None)
+        if v is not None:
+            if args.resume and k in cfg and cfg[k] != v and k not in ("calibration",):
+                from envs.specs import SpecError
+
+                raise SpecError(f"--{k.replace('_', '-')}: differs from the run being resumed ({cfg[k]!r}); drop it")
+            cfg[k] = v
+    cfg.setdefault("repeats", 1)
+    cfg.setdefault("seed", 0)
+    cfg.setdefault("agent", "scripted")
+    cfg.setdefault("user", "scripted")
+    if not cfg.get("domain"):
+        from envs.specs import SpecError
+
+        raise SpecError("--domain: required (or --resume RUN_DIR)")
+    llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "request_", "max_retries")) and v is not None}
+    cfg.setdefault("llm", {}).update(llm)
+    return cfg
+
+
+async def _play(domain, plan, factories, store, concurrency: int, progress) -> None:
+    from envs.episode import episode_seed, run_episode
+
+    agent_f, user_f, judge_f = factories
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(task_id: str, repeat: int, seed: int) -> None:
+        async with sem:
+            task = domain.tasks[task_id]
+            rec = await run_episode(
+                domain,
+                task,
+                agent_f(),
+                user_f(),
+                seed=episode_seed(seed, task_id, repeat),
+                repeat=repeat,
+                judge=judge_f() if judge_f else None,
+            )
+            store.append(rec)
+            progress(rec)
+
+    await asyncio.gather(*(one(t, r, s) for t, r, s in plan))
+
+
+def main(argv: list[str] | None = None) -> int:
+    from rich.console import Console
+
+    from envs.specs import SpecError
+
+    console = Console(stderr=False)
+    args = build_parser().parse_args(argv)
+    try:
+        return _main(args, console)
+    except SpecError as e:
+        console.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/yellow]: finished episodes are saved; continue with --resume RUN_DIR")
+        return 130
+
+
+def _main(args: argparse.Namespace, console) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from envs.domain import get_domain
+    from envs.report import print_summary, summarize
+    from envs.roles import RoleConfig, agent_factory, judge_factory, user_factory
+    from envs.specs import SpecError
+    from envs.store import RunStore
+
+    cfg = _config_from_args(args)
+    domain = get_domain(cfg["domain"])
+    domain.configure(taubench_data=cfg.get("taubench_data"), problems=cfg.get("problems"))
+    task_ids = _select_tasks(sorted(domain.tasks), cfg.get("tasks"))
+    if cfg["repeats"] < 1:
+        raise SpecError("--repeats: must be at least 1")
+
+    llm_context = None
+    roles = {
+        r: RoleConfig(spec=cfg[r], **_role_llm_settings(cfg, r)) if cfg.get(r) else None
+        for r in ("agent", "user", "judge")
+    }
+    if any(rc and not rc.is_scripted and rc.spec not in ("human", "none") for rc in roles.values()):
+        from envs.llm_cli import make_llm_context
+
+        llm_context = make_llm_context(cfg, roles)
+    factories = (
+        agent_factory(domain, roles["agent"], llm_context),
+        user_factory(domain, roles["user"], llm_context),
+        judge_factory(domain, roles["judge"], llm_context),
+    )
+    if llm_context is not None:
+        llm_context.preflight()  # fails fast, one line per role, before any episode starts
+
+    if args.resume:
+        run_dir = Path(args.resume)
+    else:
+        run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{domain.name}-{cfg['agent'].replace('/', '_').replace(':', '-')}"
+        run_dir = Path(args.out) if args.out else Path("runs") / run_id
+        if (run_dir / "episodes.jsonl").exists():
+            raise SpecError(f"--out: {run_dir} already holds a run; use --resume {run_dir} or another folder")
+        cfg["run_id"] = run_dir.name
+    cfg.setdefault("run_id", run_dir.name)
+    store = RunStore(run_dir)
+    store.write_config(cfg)
+    done = store.load()
+    for line in store.skipped_lines:
+        console.print(f"[yellow]skipped unreadable record[/yellow] {line}")
+    plan = [
+        (t, r, cfg["seed"])
+        for t in task_ids
+        for r in range(cfg["repeats"])
+        if not ((t, r) in done and done[(t, r)].status == "ok")
+    ]
+    kept = len(task_ids) * cfg["repeats"] - len(plan)
+    if args.resume:
+        console.print(f"resuming {run_dir}: {kept} episodes kept, {len(plan)} to play")
+    concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
+
+    t0 = time.perf_counter()
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("solved {task.fields[solved]}  errors {task.fields[errors]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=args.quiet,
+        transient=False,
+    ) as progress:
+        bar = progress.add_task(f"{domain.name}", total=len(plan), solved=0, errors=0)
+        counts = {"solved": 0, "errors": 0}
+
+        def tick(rec) -> None:
+            counts["solved"] += int(rec.status == "ok" and rec.reward >= 1.0)
+            counts["errors"] += int(rec.status == "error")
+            progress.update(bar, advance=1, **counts)
+
+        asyncio.run(_play(domain, plan, factories, store, concurrency, tick))
+    wall = time.perf_counter() - t0
+
+    records = store.load()
+    records = {k: v for k, v in records.items() if k[0] in set(task_ids) and k[1] < cfg["repeats"]}
+    summary = summarize(records.values(), cfg, wall_s=wall)
+    if cfg.get("calibration"):
+        from graders.calibrate import apply_calibration
+
+        apply_calibration(summary, Path(cfg["calibration"]))
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=False), encoding="utf-8")
+    print_summary(summary, console)
+    console.print(f"wrote {run_dir / 'episodes.jsonl'} and {run_dir / 'summary.json'} ({wall:.1f} s)")
+    return 0
+
+
+def _role_llm_settings(cfg: dict, role: str) -> dict:
+    llm = cfg.get("llm", {})
+    return {
+        "api_base": llm.get(f"{role}_api_base") or llm.get("api_base"),
+        "temperature": llm.get(f"{role}_temperature"),
+        "max_tokens": llm.get(f"{role}_max_tokens"),
+        "tool_mode": llm.get("tool_mode"),
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
