@@ -214,6 +214,14 @@ def discover() -> None:
 
     for ep in entry_points(group="sitgym.domains"):
         ep.load()
+    # Extra domain modules without packaging: SITGYM_DOMAINS=pkg.mod,other.mod
+    import os
+
+    for name in filter(None, (os.environ.get("SITGYM_DOMAINS") or "").split(",")):
+        try:
+            importlib.import_module(name.strip())
+        except ImportError as e:
+            raise SpecError(f"SITGYM_DOMAINS: cannot import domain module {name.strip()!r} ({e})") from None
 
 
 def domain_names() -> list[str]:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from sqlalchemy.orm import Session
 
@@ -94,14 +94,13 @@ class Tool:
         for p in params:
             ann = hints.get(p.name, Any)
             default = ... if p.default is inspect.Parameter.empty else p.default
+            desc = arg_docs.get(p.name)
             if isinstance(default, FieldInfo):
                 finfo = default
+                if finfo.description is None and desc:
+                    finfo = FieldInfo.merge_field_infos(finfo, description=desc)
             else:
-                from pydantic import Field
-
-                finfo = Field(default)
-            if finfo.description is None and p.name in arg_docs:
-                finfo.description = arg_docs[p.name]
+                finfo = Field(default, description=desc)
             fields[p.name] = (ann, finfo)
         self.args_model: type[BaseModel] = create_model(
             f"{self.name}_args",
