@@ -188,7 +188,7 @@ def _main(args: argparse.Namespace, console) -> int:
     ]
     kept = len(task_ids) * cfg["repeats"] - len(plan)
     if args.resume:
-        console.print(f"resuming {run_dir}: {kept} episodes kept, {len(plan)} to play")
+        console.print(f"resuming {run_dir}: {kept} episodes kept, {len(plan)} to play", soft_wrap=True)
     concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
 
     t0 = time.perf_counter()
@@ -224,7 +224,7 @@ def _main(args: argparse.Namespace, console) -> int:
         apply_calibration(summary, Path(cfg["calibration"]))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=False), encoding="utf-8")
     print_summary(summary, console)
-    console.print(f"wrote {run_dir / 'episodes.jsonl'} and {run_dir / 'summary.json'} ({wall:.1f} s)")
+    console.print(f"wrote {run_dir / 'episodes.jsonl'} and {run_dir / 'summary.json'} ({wall:.1f} s)", soft_wrap=True)
     return 0
 
 
