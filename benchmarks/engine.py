@@ -1,0 +1,101 @@
+"""Engine speed: reset, one agent tool call, grading, full scripted episodes.
+
+    python benchmarks/engine.py [--domain support] [--n 300]
+
+Prints medians (and the state size) beside tau-bench v1's figures measured on
+the same class of machine (2 cores), for scale. A benchmark, not a test: it
+asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import envs  # noqa: E402,F401
+from envs.domain import get_domain  # noqa: E402
+from envs.episode import Episode, episode_seed, run_episode  # noqa: E402
+from envs.records import AgentAction  # noqa: E402
+from envs.state import EpisodeState  # noqa: E402
+from envs.users import ScriptedUser  # noqa: E402
+
+TAU_RESET_MS = 12.8
+TAU_GRADE_MS = 183.0
+
+
+def median_ms(fn, n: int) -> float:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--domain", default="support")
+    ap.add_argument("--n", type=int, default=300)
+    ap.add_argument("--tool", default=None, help="read-only tool for the call benchmark (default: first task's first action)")
+    args = ap.parse_args()
+
+    d = get_domain(args.domain)
+    t0 = time.perf_counter()
+    template = d.template()
+    build_s = time.perf_counter() - t0
+    tasks = list(d.tasks.values())
+    task = next((t for t in tasks if t.expected_actions), tasks[0])
+    init = d.initial_bytes(task)
+    d.goal(task)
+    st = EpisodeState(d.base, init)
+
+    reset = median_ms(lambda: st.load(init), args.n)
+
+    action = task.expected_actions[0]
+    def one_call():
+        st.load(init)
+        d.agent_tools.call(st.session, action.name, action.arguments)
+    load_only = reset
+    call = max(0.0, median_ms(one_call, args.n) - load_only)
+
+    # Grading a finished episode: the expected actions replayed, then graded against the goal.
+    ep = Episode(d, task, ScriptedUser(), seed=1)
+    asyncio.run(ep.start())
+    for a in task.expected_actions:
+        asyncio.run(ep.step(AgentAction.call(a.name, **a.arguments)))
+    grade_ms = median_ms(ep.grade, args.n)
+    assert ep.grade().state_match
+    ep.close()
+
+    # Full scripted episodes with the domain's default scripted agent.
+    agent_f = d.scripted_agents[d.default_agent]
+    n_eps = 0
+    t0 = time.perf_counter()
+    shared = EpisodeState(d.base, init)
+
+    async def play():
+        nonlocal n_eps
+        for r in range(3):
+            for t in tasks:
+                await run_episode(d, t, agent_f(), ScriptedUser(), seed=episode_seed(0, t.id, r), repeat=r, state=shared)
+                n_eps += 1
+
+    asyncio.run(play())
+    eps = n_eps / (time.perf_counter() - t0)
+
+    print(f"domain {d.name}: state {len(template) / 1e6:.2f} MB, template built once in {build_s * 1000:.0f} ms")
+    print(f"{'measure':<34}{'sitgym':>12}{'tau-bench v1':>16}{'ratio':>10}")
+    print(f"{'env reset (median)':<34}{reset:>10.3f}ms{TAU_RESET_MS:>14.1f}ms{TAU_RESET_MS / reset:>9.0f}x")
+    print(f"{'one agent tool call (median)':<34}{call:>10.3f}ms{'':>16}")
+    print(f"{'grading one episode (median)':<34}{grade_ms:>10.3f}ms{TAU_GRADE_MS:>14.1f}ms{TAU_GRADE_MS / grade_ms:>9.0f}x")
+    print(f"{'full scripted episodes':<34}{eps:>10.1f}/s   ({n_eps} episodes, {d.default_agent} agent)")
+
+
+if __name__ == "__main__":
+    main()
