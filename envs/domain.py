@@ -52,6 +52,9 @@ class Domain:
     package_dir: Path  # holds policy.md, situations.yaml, rules.yaml
     scripted_agents: dict[str, Callable[[], "Agent"]] = field(default_factory=dict)
     default_agent: str = ""
+    # Domain-specific scripted users (e.g. a student who computes with a misconception);
+    # "scripted" alone picks "default" here, else the generic envs.users.ScriptedUser.
+    scripted_users: dict[str, Callable[[], Any]] = field(default_factory=dict)
     seed: int = 0
     description: str = ""
     # Domain options the CLI passes through (e.g. a data path); see configure().

@@ -53,6 +53,12 @@ def user_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> C
     from envs.users import HumanUser, ScriptedUser
 
     if role.is_scripted:
+        variant = role.variant or "default"
+        if variant in domain.scripted_users:
+            return domain.scripted_users[variant]
+        if role.variant and role.variant != "default":
+            known = ", ".join(f"scripted:{k}" for k in domain.scripted_users) or "scripted"
+            raise SpecError(f"--user: domain {domain.name} has no scripted user {variant!r} (known: {known})")
         return ScriptedUser
     if role.spec == "human":
         return HumanUser
