@@ -100,7 +100,7 @@ class SitgymEnv(gymnasium.Env):
         if task_id is not None and task_id not in self.domain.tasks:
             raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")
         self.task_id = task_id
-        self.user_factory = user or ScriptedUser
+        self.user_factory = user or self.domain.scripted_users.get("default", ScriptedUser)
         self.render_mode = render_mode
         self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
         self.action_space = spaces.Text(max_length=2_000, min_length=1, charset=CHARSET)
