@@ -16,12 +16,13 @@ from __future__ import annotations
 import ast
 import json
 import os
+import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from sqlalchemy import insert, select
+from sqlalchemy import JSON, Boolean, insert
 from sqlalchemy.orm import Session
 
 from envs.specs import SpecError
@@ -315,6 +316,10 @@ def import_data(session: Session, src: DataSource) -> None:
 
 
 # -- exporting --------------------------------------------------------------------------------
+#
+# The exporter reads with plain SQL on the session's own sqlite3 connection (after a flush):
+# tools build every result through it, and going through SQLAlchemy's statement machinery for
+# four small SELECTs cost more than the rest of a tool call.
 
 
 def ordered(values: dict[str, Any], key_order: list[str] | None, canonical: list[str]) -> dict[str, Any]:
@@ -323,77 +328,88 @@ def ordered(values: dict[str, Any], key_order: list[str] | None, canonical: list
     return {k: values[k] for k in keys}
 
 
-def address_of(rec: Any) -> dict[str, Any]:
-    vals = {k: getattr(rec, k) for k in m.ADDRESS_KEYS}
-    return ordered(vals, rec.address_key_order, m.ADDRESS_KEYS)
+def address_of(r: dict[str, Any]) -> dict[str, Any]:
+    return ordered({k: r[k] for k in m.ADDRESS_KEYS}, r["address_key_order"], m.ADDRESS_KEYS)
 
 
-def payment_method_record(pm: Any) -> dict[str, Any]:
-    vals = {"source": pm.source, "id": pm.id}
+def payment_method_record(pm: dict[str, Any]) -> dict[str, Any]:
+    vals = {"source": pm["source"], "id": pm["id"]}
     for k in ("brand", "last_four", "balance"):
-        v = getattr(pm, k)
-        if v is not None:
-            vals[k] = v
-    return ordered(vals, pm.key_order, m.PAYMENT_METHOD_KEYS)
+        if pm[k] is not None:
+            vals[k] = pm[k]
+    return ordered(vals, pm["key_order"], m.PAYMENT_METHOD_KEYS)
 
 
-def user_record(u: Any, payment_methods: Iterable[Any], order_ids: Iterable[str]) -> dict[str, Any]:
+def user_record(u: dict[str, Any], payment_methods: Iterable[dict], order_ids: Iterable[str]) -> dict[str, Any]:
     vals = {
-        "name": ordered({"first_name": u.first_name, "last_name": u.last_name}, u.name_key_order, m.NAME_KEYS),
+        "name": ordered({"first_name": u["first_name"], "last_name": u["last_name"]}, u["name_key_order"],
+                        m.NAME_KEYS),
         "address": address_of(u),
-        "email": u.email,
-        "payment_methods": {pm.id: payment_method_record(pm) for pm in payment_methods},
+        "email": u["email"],
+        "payment_methods": {pm["id"]: payment_method_record(pm) for pm in payment_methods},
         "orders": list(order_ids),
     }
-    return ordered(vals, u.key_order, m.USER_KEYS)
+    return ordered(vals, u["key_order"], m.USER_KEYS)
 
 
-def order_record(o: Any, items: Iterable[Any], fulfillments: Iterable[Any], payments: Iterable[Any]) -> dict[str, Any]:
+def order_record(o: dict[str, Any], items: Iterable[dict], fulfillments: Iterable[dict],
+                 payments: Iterable[dict]) -> dict[str, Any]:
     vals: dict[str, Any] = {
-        "order_id": o.id,
-        "user_id": o.user_id,
+        "order_id": o["id"],
+        "user_id": o["user_id"],
         "address": address_of(o),
-        "items": [
-            ordered({"name": i.name, "product_id": i.product_id, "item_id": i.item_id, "price": i.price,
-                     "options": i.options}, i.key_order, m.ITEM_KEYS)
-            for i in items
-        ],
-        "fulfillments": [
-            ordered({"tracking_id": f.tracking_id, "item_ids": f.item_ids}, f.key_order, m.FULFILLMENT_KEYS)
-            for f in fulfillments
-        ],
-        "status": o.status,
-        "payment_history": [
-            ordered({"transaction_type": p.transaction_type, "amount": p.amount,
-                     "payment_method_id": p.payment_method_id}, p.key_order, m.PAYMENT_KEYS)
-            for p in payments
-        ],
+        "items": [ordered({k: i[k] for k in m.ITEM_KEYS}, i["key_order"], m.ITEM_KEYS) for i in items],
+        "fulfillments": [ordered({k: f[k] for k in m.FULFILLMENT_KEYS}, f["key_order"], m.FULFILLMENT_KEYS)
+                         for f in fulfillments],
+        "status": o["status"],
+        "payment_history": [ordered({k: p[k] for k in m.PAYMENT_KEYS}, p["key_order"], m.PAYMENT_KEYS)
+                            for p in payments],
     }
     for k in m.ORDER_OPTIONAL_KEYS:
-        v = getattr(o, k)
-        if v is not None:
-            vals[k] = v
-    return ordered(vals, o.key_order, m.ORDER_KEYS)
+        if o[k] is not None:
+            vals[k] = o[k]
+    return ordered(vals, o["key_order"], m.ORDER_KEYS)
 
 
-def variant_record(v: Any) -> dict[str, Any]:
-    vals = {"item_id": v.item_id, "options": v.options, "available": v.available, "price": v.price}
-    return ordered(vals, v.key_order, m.VARIANT_KEYS)
+def product_record(p: dict[str, Any], variants: Iterable[dict]) -> dict[str, Any]:
+    vals = {
+        "name": p["name"],
+        "product_id": p["id"],
+        "variants": {v["item_id"]: ordered({k: v[k] for k in m.VARIANT_KEYS}, v["key_order"], m.VARIANT_KEYS)
+                     for v in variants},
+    }
+    return ordered(vals, p["key_order"], m.PRODUCT_KEYS)
 
 
-def product_record(p: Any, variants: Iterable[Any]) -> dict[str, Any]:
-    vals = {"name": p.name, "product_id": p.id, "variants": {v.item_id: variant_record(v) for v in variants}}
-    return ordered(vals, p.key_order, m.PRODUCT_KEYS)
+def _decoder(col: Any) -> Callable[[Any], Any] | None:
+    """How a raw sqlite3 value becomes the Python value the ORM would give."""
+    if isinstance(col.type, JSON):
+        return lambda v: None if v is None else json.loads(v)
+    if isinstance(col.type, Boolean):
+        return lambda v: None if v is None else bool(v)
+    return None
 
 
-def _grouped(session: Session, model: type, parent: str, ids: set[str] | None) -> dict[str, list]:
-    t = model.__table__
-    stmt = select(t)
+_DECODERS: dict[str, list[tuple[str, Callable[[Any], Any] | None]]] = {
+    t.name: [(c.name, _decoder(c)) for c in t.columns] for t in m.Base.metadata.sorted_tables
+}
+
+
+def _rows(conn: sqlite3.Connection, table: str, key: str, ids: list[str] | None, order: str) -> list[dict]:
+    cols = _DECODERS[table]
+    sql = f"SELECT {', '.join(c for c, _ in cols)} FROM {table}"
     if ids is not None:
-        stmt = stmt.where(t.c[parent].in_(ids))
-    out: dict[str, list] = defaultdict(list)
-    for row in session.execute(stmt.order_by(t.c[parent], t.c.position)):
-        out[row._mapping[parent]].append(row)
+        sql += f" WHERE {key} IN ({', '.join('?' * len(ids))})"
+    out = []
+    for raw in conn.execute(f"{sql} ORDER BY {order}", ids or ()):
+        out.append({c: (v if dec is None else dec(v)) for (c, dec), v in zip(cols, raw)})
+    return out
+
+
+def _grouped(rows: list[dict], parent: str) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        out[r[parent]].append(r)
     return out
 
 
@@ -408,38 +424,36 @@ def export_state(
     Without ids, everything (in the files' order); with ids, only those records of that table
     (and nothing of a table whose ids are None while another's are given).
     """
+    session.flush()
+    conn = session.connection().connection.dbapi_connection
+    assert isinstance(conn, sqlite3.Connection)
     want_all = users is None and orders is None and products is None
     out: dict[str, dict[str, Any]] = {"users": {}, "orders": {}, "products": {}}
 
-    def sel(ids: Iterable[str] | None) -> set[str] | None | bool:
+    def sel(ids: Iterable[str] | None) -> tuple[bool, list[str] | None]:
         if want_all:
-            return None
-        return set(ids) if ids is not None else False
+            return True, None
+        return ids is not None, (sorted(set(ids)) if ids is not None else None)
 
-    uids = sel(users)
-    if uids is not False:
-        pms = _grouped(session, m.PaymentMethod, "user_id", uids)
-        refs = _grouped(session, m.UserOrder, "user_id", uids)
-        t = m.User.__table__
-        stmt = select(t) if uids is None else select(t).where(t.c.id.in_(uids))
-        for u in session.execute(stmt.order_by(t.c.position)):
-            out["users"][u.id] = user_record(u, pms.get(u.id, []), [r.order_id for r in refs.get(u.id, [])])
-    oids = sel(orders)
-    if oids is not False:
-        items = _grouped(session, m.OrderItem, "order_id", oids)
-        fuls = _grouped(session, m.Fulfillment, "order_id", oids)
-        pays = _grouped(session, m.Payment, "order_id", oids)
-        t = m.Order.__table__
-        stmt = select(t) if oids is None else select(t).where(t.c.id.in_(oids))
-        for o in session.execute(stmt.order_by(t.c.position)):
-            out["orders"][o.id] = order_record(o, items.get(o.id, []), fuls.get(o.id, []), pays.get(o.id, []))
-    pids = sel(products)
-    if pids is not False:
-        variants = _grouped(session, m.Variant, "product_id", pids)
-        t = m.Product.__table__
-        stmt = select(t) if pids is None else select(t).where(t.c.id.in_(pids))
-        for p in session.execute(stmt.order_by(t.c.position)):
-            out["products"][p.id] = product_record(p, variants.get(p.id, []))
+    go, ids = sel(users)
+    if go:
+        pms = _grouped(_rows(conn, "payment_methods", "user_id", ids, "user_id, position"), "user_id")
+        refs = _grouped(_rows(conn, "user_orders", "user_id", ids, "user_id, position"), "user_id")
+        for u in _rows(conn, "users", "id", ids, "position"):
+            out["users"][u["id"]] = user_record(u, pms.get(u["id"], []), [r["order_id"] for r in refs.get(u["id"], [])])
+    go, ids = sel(orders)
+    if go:
+        items = _grouped(_rows(conn, "order_items", "order_id", ids, "order_id, position"), "order_id")
+        fuls = _grouped(_rows(conn, "fulfillments", "order_id", ids, "order_id, position"), "order_id")
+        pays = _grouped(_rows(conn, "payments", "order_id", ids, "order_id, position"), "order_id")
+        for o in _rows(conn, "orders", "id", ids, "position"):
+            oid = o["id"]
+            out["orders"][oid] = order_record(o, items.get(oid, []), fuls.get(oid, []), pays.get(oid, []))
+    go, ids = sel(products)
+    if go:
+        variants = _grouped(_rows(conn, "variants", "product_id", ids, "product_id, position"), "product_id")
+        for p in _rows(conn, "products", "id", ids, "position"):
+            out["products"][p["id"]] = product_record(p, variants.get(p["id"], []))
     return out
 
 

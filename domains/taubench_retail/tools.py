@@ -29,12 +29,12 @@ import operator
 from typing import Any, Callable
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from envs.tools import Tool, ToolError, ToolOutcome, ToolSet
 
 from . import models as m
-from .importer import order_record, product_record, user_record
+from .importer import export_state
 
 # -- engine glue: raw arguments, tau-bench's error strings ------------------------------------
 
@@ -174,12 +174,17 @@ def _set_optional(order: m.Order, key: str, value: Any) -> None:
     order.key_order = None if keys == canonical else keys
 
 
+def _dump(session: Session, table: str, record_id: str) -> str | None:
+    """``json.dumps`` of one record as the exporter rebuilds it (pending ORM changes are flushed
+    first), so a tool's output and the exported state are one code path. None if absent."""
+    rec = export_state(session, **{table: [record_id]})[table].get(record_id)
+    return None if rec is None else json.dumps(rec)
+
+
 def _dump_order(order: m.Order) -> str:
-    return json.dumps(order_record(order, order.items, order.fulfillments, order.payments))
-
-
-def _dump_user(user: m.User) -> str:
-    return json.dumps(user_record(user, user.payment_methods, [r.order_id for r in user.order_refs]))
+    session = object_session(order)
+    assert session is not None
+    return _dump(session, "orders", order.id) or ""
 
 
 # tau-bench's tools write a new address dict in this key order.
@@ -350,30 +355,28 @@ def find_user_id_by_name_zip(session: Session, first_name: str, last_name: str, 
 @_tau("GetOrderDetails")
 def get_order_details(session: Session, order_id: str) -> str:
     """Get the status and details of an order."""
-    order = _order(session, order_id)
-    if order is None:
+    out = _dump(session, "orders", order_id) if _key(order_id) is not None else None
+    if out is None:
         raise ToolError("order not found")
-    return _dump_order(order)
+    return out
 
 
 @_tau("GetProductDetails")
 def get_product_details(session: Session, product_id: str) -> str:
     """Get the inventory details of a product."""
-    k = _key(product_id)
-    product = session.get(m.Product, k) if k is not None else None
-    if product is None:
+    out = _dump(session, "products", product_id) if _key(product_id) is not None else None
+    if out is None:
         raise ToolError("product not found")
-    return json.dumps(product_record(product, product.variants))
+    return out
 
 
 @_tau("GetUserDetails")
 def get_user_details(session: Session, user_id: str) -> str:
     """Get the details of a user."""
-    k = _key(user_id)
-    user = session.get(m.User, k) if k is not None else None
-    if user is None:
+    out = _dump(session, "users", user_id) if _key(user_id) is not None else None
+    if out is None:
         raise ToolError("user not found")
-    return _dump_user(user)
+    return out
 
 
 @_tau("ListAllProductTypes")
@@ -479,7 +482,7 @@ def modify_user_address(
         raise ToolError("user not found")
     _write_address(user, dict(address1=address1, address2=address2, city=city, state=state,
                               country=country, zip=zip))
-    return _dump_user(user)
+    return _dump(session, "users", user.id) or ""
 
 
 @_tau("ReturnDeliveredOrderItems")
