@@ -45,7 +45,9 @@ def _bootstrap_ci(trials: list[tuple[int, int]], kmax: int, reps: int = 1000, se
     return out
 
 
-def summarize(records: Iterable[EpisodeRecord], config: dict[str, Any], wall_s: float | None = None) -> dict:
+def summarize(
+    records: Iterable[EpisodeRecord], config: dict[str, Any], wall_s: float | None = None, domain: Any = None
+) -> dict:
     recs = sorted(records, key=lambda r: (r.task_id, r.repeat))
     by_task: dict[str, list[EpisodeRecord]] = defaultdict(list)
     for r in recs:
@@ -109,12 +111,16 @@ def summarize(records: Iterable[EpisodeRecord], config: dict[str, Any], wall_s: 
         "usage": usage,
         "wall_s": wall_s,
     }
-    summary.update(rule_profile(recs))
+    summary.update(rule_profile(recs, domain))
     return summary
 
 
-def rule_profile(recs: list[EpisodeRecord]) -> dict:
-    """Per rule and situation: judged turns and compliance; coverage; unjudged rules."""
+def rule_profile(recs: list[EpisodeRecord], domain: Any = None) -> dict:
+    """Per rule and situation: judged turns and compliance; coverage; unjudged rules.
+
+    With the domain, ``coverage`` holds every (rule, situation) pair the domain
+    defines, so a rule never exercised shows as a 0 (a gap), not as a pass.
+    """
     cells: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for r in recs:
         for v in r.verdicts:
@@ -140,12 +146,17 @@ def rule_profile(recs: list[EpisodeRecord]) -> dict:
         coverage[rule][sit] = judged
         if c["UNJUDGED"]:
             unjudged[rule] += c["UNJUDGED"]
+    if domain is not None:
+        for sit in domain.situations.values():
+            for rid in sit.rules:
+                coverage.setdefault(rid, {}).setdefault(sit.id, 0)
+    gaps = sorted(f"{r} x {s}" for r, cells_ in coverage.items() for s, n in cells_.items() if n == 0)
     for entry in rules.values():
         n = entry["followed"] + entry["violated"]
         entry["judged"] = n
         entry["compliance"] = entry["followed"] / n if n else None
         entry["ci95"] = wilson(entry["followed"], n)
-    return {"rules": rules, "coverage": dict(coverage), "unjudged": dict(unjudged)}
+    return {"rules": rules, "coverage": dict(coverage), "coverage_gaps": gaps, "unjudged": dict(unjudged)}
 
 
 def print_summary(summary: dict, console=None) -> None:
@@ -184,22 +195,41 @@ def print_summary(summary: dict, console=None) -> None:
             ft.add_row(p["id"], f"{p['successes']}/{p['trials']}", str(p["errors"]), ", ".join(f"{k} {v}" for k, v in p["terminations"].items()))
         console.print(ft)
     if summary.get("rules"):
+        calibrated = any(e.get("calibrated") for e in summary["rules"].values())
         rt = Table(title="rule compliance (judged turns)")
-        for col in ("rule", "compliance", "followed/judged", "95% CI", "needs review", "unjudged", "situations"):
+        cols = ["rule", "compliance", "followed/judged", "95% CI"]
+        if calibrated:
+            cols += ["corrected", "corrected 95% CI", "judge acc."]
+        cols += ["needs review", "unjudged", "judged turns by situation"]
+        for col in cols:
             rt.add_column(col)
+        fmt_ci = lambda ci: f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""  # noqa: E731
         for rule, e in sorted(summary["rules"].items()):
-            comp = "-" if e["compliance"] is None else f"{e['compliance']:.2f}"
-            ci = e["ci95"]
-            rt.add_row(
-                rule + (" (untrusted judge)" if e.get("untrusted") else ""),
-                comp,
+            row = [
+                rule + (" [red](untrusted judge)[/red]" if e.get("untrusted") else ""),
+                "-" if e["compliance"] is None else f"{e['compliance']:.2f}",
                 f"{e['followed']}/{e['judged']}",
-                f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "",
+                fmt_ci(e["ci95"]),
+            ]
+            if calibrated:
+                corr = e.get("corrected")
+                row += [
+                    "-" if corr is None else f"{corr:.2f}",
+                    fmt_ci(e.get("corrected_ci95")),
+                    "-" if e.get("judge_accuracy") is None else f"{e['judge_accuracy']:.2f}",
+                ]
+            row += [
                 str(e["needs_review"]),
                 str(e["unjudged"]),
                 ", ".join(f"{s}:{c['judged']}" for s, c in e["by_situation"].items()),
-            )
+            ]
+            rt.add_row(*row)
         console.print(rt)
+    if summary.get("coverage_gaps"):
+        console.print(
+            f"[yellow]coverage gaps[/yellow] (rule x situation pairs with no judged turn): {len(summary['coverage_gaps'])}",
+            soft_wrap=True,
+        )
     if summary.get("unjudged"):
         console.print(
             "[yellow]unjudged (no deterministic check and no --judge model):[/yellow] "

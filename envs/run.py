@@ -217,7 +217,7 @@ def _main(args: argparse.Namespace, console) -> int:
 
     records = store.load()
     records = {k: v for k, v in records.items() if k[0] in set(task_ids) and k[1] < cfg["repeats"]}
-    summary = summarize(records.values(), cfg, wall_s=wall)
+    summary = summarize(records.values(), cfg, wall_s=wall, domain=domain)
     if cfg.get("calibration"):
         from graders.calibrate import apply_calibration
 
