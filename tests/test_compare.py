@@ -1,0 +1,36 @@
+"""envs.compare: statistics against hand-computed values, and two real toy runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from envs.compare import compare, fisher_exact, main as compare_main, paired_permutation
+from envs.run import main as run_main
+
+
+def test_fisher_exact_known_values():
+    # The classic tea-tasting table: [[3, 1], [1, 3]] -> two-sided p = 0.4857
+    assert fisher_exact(3, 1, 1, 3) == pytest.approx(0.4857, abs=1e-4)
+    assert fisher_exact(10, 0, 0, 10) == pytest.approx(2 / 184756, rel=1e-6)
+    assert fisher_exact(5, 5, 5, 5) == pytest.approx(1.0)
+
+
+def test_paired_permutation_exact():
+    assert paired_permutation([0, 0, 0]) == 1.0
+    # 5 tasks all improved by 1: only the all-plus and all-minus sign patterns are as extreme.
+    assert paired_permutation([1, 1, 1, 1, 1]) == pytest.approx(2 / 32)
+    assert paired_permutation([1, -1]) == pytest.approx(1.0)
+
+
+def test_compare_two_toy_runs(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run_main(["--domain", "toy", "--repeats", "3", "--agent", "scripted:idle", "--out", str(a), "--quiet"]) == 0
+    assert run_main(["--domain", "toy", "--repeats", "3", "--agent", "scripted:depositor", "--out", str(b), "--quiet"]) == 0
+    c = compare(a, b)
+    assert c["tasks"]["compared"] == 1
+    assert c["tasks"]["mean_success_a"] == 0.0 and c["tasks"]["mean_success_b"] == 1.0
+    assert [r["task"] for r in c["tasks"]["better"]] == ["toy-deposit"] and not c["tasks"]["worse"]
+    assert c["pass_hat_k"]["b"]["3"] == 1.0 and c["pass_hat_k"]["a"]["3"] == 0.0
+    assert compare_main([str(a), str(b)]) == 0
+    assert "toy-deposit" in capsys.readouterr().out
+    assert compare_main([str(a), str(tmp_path / "missing")]) == 2
