@@ -87,7 +87,7 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         from envs.specs import SpecError
 
         raise SpecError("--domain: required (or --resume RUN_DIR)")
-    llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "request_", "max_retries")) and v is not None}
+    llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "request_", "max_retries", "model_concurrency")) and v is not None}
     cfg.setdefault("llm", {}).update(llm)
     return cfg
 
@@ -223,8 +223,14 @@ def _main(args: argparse.Namespace, console) -> int:
 
         apply_calibration(summary, Path(cfg["calibration"]))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=False), encoding="utf-8")
+    from envs.html_report import write_report
+
+    write_report(run_dir, summary)
     print_summary(summary, console)
-    console.print(f"wrote {run_dir / 'episodes.jsonl'} and {run_dir / 'summary.json'} ({wall:.1f} s)", soft_wrap=True)
+    console.print(
+        f"wrote {run_dir / 'episodes.jsonl'}, {run_dir / 'summary.json'} and {run_dir / 'report.html'} ({wall:.1f} s)",
+        soft_wrap=True,
+    )
     return 0
 
 

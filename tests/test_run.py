@@ -34,7 +34,10 @@ def test_run_writes_episodes_and_summary(tmp_path, capsys):
         {"id": "toy-deposit", "trials": 4, "successes": 4, "errors": 0, "clean_trials": 4, "terminations": {"user_stop": 4}}
     ]
     assert s["rules"]["T1"]["followed"] == 4
+    assert s["coverage"] == {"T1": {"cooperative": 4}} and s["coverage_gaps"] == []
     assert "pass^k" in capsys.readouterr().out
+    page = (out / "report.html").read_text()
+    assert "<svg" in page and "toy-deposit" in page and "http" not in page.replace("http-equiv", "")
 
 
 def test_run_is_reproducible(tmp_path):
