@@ -1,0 +1,87 @@
+"""The scripted user: hidden facts only when asked, user tools, confirmations, pending guard, stopping."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from envs.actors import UserTurn
+from envs.specs import Persona, Scenario, Situation, ScriptedLines, Task
+from envs.users import ScriptedUser
+
+
+def _task(**sc) -> Task:
+    base = dict(goal="g", request="My thing is broken.", known_facts=["It is order A001."])
+    base.update(sc)
+    return Task(id="t", domain="toy", scenario=Scenario(**base))
+
+
+def _turn(task, msg, calls=None, situation=None, persona=None):
+    def call_tool(name, args):
+        (calls if calls is not None else []).append((name, args))
+        return "RESULT"
+
+    return UserTurn(
+        task=task, persona=persona, situation=situation, situation_id=situation.id if situation else None,
+        agent_message=msg, events=[], turn=1, rng=random.Random(0), call_tool=call_tool,
+    )
+
+
+def say(user, task, msg, **kw):
+    return asyncio.run(user.reply(_turn(task, msg, **kw)))
+
+
+def test_hidden_fact_only_when_asked():
+    task = _task(hidden_facts=[{"id": "email", "fact": "It's ana@example.com.", "asked_by": ["email"]}])
+    u = ScriptedUser()
+    opening = say(u, task, None)
+    assert "ana@example.com" not in opening.content and "A001" in opening.content
+    assert "ana@example.com" not in say(u, task, "Let me look into it.").content
+    assert "ana@example.com" in say(u, task, "What is the email on your account?").content
+
+
+def test_withholding_situation_keeps_known_facts_back_for_one_turn():
+    sit = Situation(id="withholding", description="d", how_to_play="h", scripted=ScriptedLines(withhold=True))
+    task = _task()
+    u = ScriptedUser()
+    assert "A001" not in say(u, task, None, situation=sit).content
+    assert "A001" in say(u, task, "Which order is it?").content
+
+
+def test_user_tool_on_request_and_confirmation_leaves_a_pending_change():
+    task = _task(user_tools=[{"tool": "check_doorstep", "when_asked": ["doorstep"], "say": "I looked: {result}"}],
+                 done_when=["has been refunded"])
+    u = ScriptedUser()
+    say(u, task, None)
+    calls = []
+    r = say(u, task, "Could you check your doorstep?", calls=calls)
+    assert calls == [("check_doorstep", {})] and "I looked: RESULT" in r.content
+    r = say(u, task, "I can refund the item. Shall I go ahead?")
+    assert "Yes" in r.content and not r.stop and u.pending
+    # Not done yet: the user does not stop while the agreed change is pending.
+    for _ in range(6):
+        r = say(u, task, "One moment while I process this.")
+        assert not r.stop
+    r = say(u, task, "Your order has been refunded.")
+    assert r.stop and not u.pending
+
+
+def test_mind_change_and_refusals():
+    task = _task(mind_change={"when_asked": ["cancel"], "say": "Actually, don't cancel it, change the address instead."})
+    u = ScriptedUser()
+    say(u, task, None)
+    assert "change the address" in say(u, task, "Shall I cancel the order?").content
+    r1 = say(u, task, "I'm afraid I can't do that.")
+    assert not r1.stop
+    r2 = say(u, task, "Sorry, I cannot do that either.")
+    assert r2.stop
+
+
+def test_persona_register_shapes_the_opening():
+    hostile = Persona(id="x", dimensions={"temperament": "hostile", "verbosity": "chatty"})
+    calm = Persona(id="y", dimensions={"temperament": "calm", "age_group": "senior"})
+    task = _task()
+    a = say(ScriptedUser(), task, None, persona=hostile).content
+    b = say(ScriptedUser(), task, None, persona=calm).content
+    assert a.startswith("Unbelievable.") and "customer for years" in a
+    assert b.startswith("Good afternoon.")
