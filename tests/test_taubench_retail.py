@@ -66,15 +66,21 @@ class Replay:
     dirty: set[str]
 
 
+_SCRATCH: dict[int, object] = {}
+
+
 def replay(domain, task, actions) -> Replay:
+    """Replay ``actions`` from the task's initial state, resetting one reused episode state
+    (as the runner does; a fresh state per replay would recompile every SQL statement)."""
     from envs.state import EpisodeState
 
-    st = EpisodeState(domain.base, domain.initial_bytes(task))
-    try:
-        outs = [domain.agent_tools.call(st.session, a.name, a.arguments) for a in actions]
-        return Replay([o.output for o in outs], [o.ok for o in outs], st.snapshot(), set(st.dirty_tables))
-    finally:
-        st.close()
+    st = _SCRATCH.get(id(domain))
+    if st is None:
+        st = _SCRATCH[id(domain)] = EpisodeState(domain.base, domain.initial_bytes(task))
+    else:
+        st.load(domain.initial_bytes(task))
+    outs = [domain.agent_tools.call(st.session, a.name, a.arguments) for a in actions]
+    return Replay([o.output for o in outs], [o.ok for o in outs], st.snapshot(), set(st.dirty_tables))
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +88,7 @@ def replays(domain) -> dict[str, Replay]:
     return {tid: replay(domain, t, t.expected_actions) for tid, t in domain.tasks.items()}
 
 
-def taubench_changes(domain, before: bytes, after: bytes, ignore) -> dict:
+def taubench_changes(domain, before: bytes, after: bytes, ignore, tables=None) -> dict:
     """The state diff (``graders.state_diff``) of two states, in gold_test.json's shape."""
     from envs.state import EpisodeState
     from graders.state_diff import diff_bytes
@@ -91,7 +97,7 @@ def taubench_changes(domain, before: bytes, after: bytes, ignore) -> dict:
 
     ids: dict[str, set] = {"users": set(), "orders": set(), "products": set()}
     kinds: dict[tuple[str, str], str] = {}
-    for td in diff_bytes(after, before, domain.base.metadata, None, ignore):
+    for td in diff_bytes(after, before, domain.base.metadata, tables, ignore):
         table, col = RECORD_OF_TABLE[td.table]
         root = table == td.table
         for r in td.unexpected:  # only after: a new record, or a new row of a record
@@ -144,7 +150,10 @@ def test_gold_replay_reproduces_taubench(domain, gold, replays):
         else:
             i = next(i for i, (a, b) in enumerate(zip(r.observations, g["observations"])) if a != b)
             failures.append(f"{task.id} action {i}: {r.observations[i][:200]!r} != {g['observations'][i][:200]!r}")
-        ours = taubench_changes(domain, domain.initial_bytes(task), r.final, task.ignore_columns)
+        # Tables the replay wrote (what the grader compares); every 10th task: all tables,
+        # which shows the write tracking misses nothing.
+        tables = None if task.extra["taubench_index"] % 10 == 0 else r.dirty
+        ours = taubench_changes(domain, domain.initial_bytes(task), r.final, task.ignore_columns, tables)
         if canon(ours) == canon(g["changes"]):
             changes_ok += 1
         else:

@@ -312,7 +312,7 @@ def import_data(session: Session, src: DataSource) -> None:
     for model in (m.User, m.PaymentMethod, m.UserOrder, m.Order, m.OrderItem, m.Fulfillment, m.Payment,
                   m.Product, m.Variant):
         if rows[model]:
-            session.execute(insert(model), rows[model])
+            session.execute(insert(model.__table__), rows[model])  # Core executemany: one statement per table
 
 
 # -- exporting --------------------------------------------------------------------------------
