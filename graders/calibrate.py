@@ -44,6 +44,7 @@ class GoldTurn(Spec):
     name: str | None = None
     arguments: dict[str, Any] = Field(default_factory=dict)
     output: str = ""
+    ok: bool = True  # a tool call the system refused (an "Error: ..." output) is ok: false
 
 
 class GoldItem(Spec):
@@ -73,7 +74,12 @@ class GoldItem(Spec):
                 evs.append(AgentEvent(turn=turn, content=t.content))
             else:
                 evs.append(
-                    ToolEvent(turn=turn, call=ToolCall(id=f"gold_{i}", name=t.name or "?", arguments=t.arguments), output=t.output)
+                    ToolEvent(
+                        turn=turn,
+                        call=ToolCall(id=f"gold_{i}", name=t.name or "?", arguments=t.arguments),
+                        output=t.output,
+                        ok=t.ok and not t.output.startswith("Error"),
+                    )
                 )
         evs.append(AgentEvent(turn=turn + 1, content=self.reply))
         return evs, len(evs) - 1
