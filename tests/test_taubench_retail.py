@@ -17,6 +17,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,7 +67,7 @@ class Replay:
     dirty: set[str]
 
 
-_SCRATCH: dict[int, object] = {}
+_SCRATCH: dict[int, Any] = {}
 
 
 def replay(domain, task, actions) -> Replay:
@@ -81,6 +82,14 @@ def replay(domain, task, actions) -> Replay:
         st.load(domain.initial_bytes(task))
     outs = [domain.agent_tools.call(st.session, a.name, a.arguments) for a in actions]
     return Replay([o.output for o in outs], [o.ok for o in outs], st.snapshot(), set(st.dirty_tables))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_scratch_states():
+    yield
+    for st in _SCRATCH.values():
+        st.close()
+    _SCRATCH.clear()
 
 
 @pytest.fixture(scope="module")
@@ -402,3 +411,84 @@ def test_registered_under_both_names():
 
     assert get_domain("retail") is get_domain("taubench-retail")
     assert get_domain("retail").gym_id == "TaubenchRetail-v0"
+
+
+def test_a_taubench_checkout_layout_is_understood(tmp_path, domain, gold):
+    """tau_bench/envs/retail/{data/*.json, tasks_test.py, tools/*.py, wiki.md}: read, never executed."""
+    import pprint
+    import shutil
+
+    from domains.taubench_retail import make_domain
+
+    retail = tmp_path / "tau_bench" / "envs" / "retail"
+    (retail / "data").mkdir(parents=True)
+    (retail / "tools").mkdir()
+    for f in ("users.json", "orders.json", "products.json"):
+        shutil.copy(DATA / "db" / f, retail / "data" / f)
+    shutil.copy(DATA / "policy.md", retail / "wiki.md")
+    schemas = json.loads((DATA / "tools.json").read_text(encoding="utf-8"))
+    for s in schemas:
+        (retail / "tools" / f"{s['function']['name']}.py").write_text(
+            "from tau_bench.envs.tool import Tool\n\n\nclass T(Tool):\n    @staticmethod\n"
+            "    def invoke(data):\n        raise RuntimeError('never executed')\n\n"
+            f"    @staticmethod\n    def get_info():\n        return {pprint.pformat(s)}\n"
+        )
+    (retail / "tools" / "__init__.py").write_text("ALL_TOOLS = []\n")
+    tasks = json.loads((DATA / "tasks_test.json").read_text(encoding="utf-8"))[:3]
+    body = ",\n".join(
+        f"    Task(annotator='0', user_id={t['user_id']!r}, instruction={t['instruction']!r}, actions=["
+        + ", ".join(f"Action(name={a['name']!r}, kwargs={a['kwargs']!r})" for a in t["actions"])
+        + f"], outputs={t['outputs']!r})"
+        for t in tasks
+    )
+    (retail / "tasks_test.py").write_text(
+        f"from tau_bench.types import Task, Action\n\nTASKS_TEST = [\n{body}\n]\n", encoding="utf-8"
+    )
+
+    d = make_domain()
+    d.configure(taubench_data=str(tmp_path))  # the checkout root
+    assert [t.expected_actions for t in d.tasks.values()] == [t.expected_actions for t in list(domain.tasks.values())[:3]]
+    assert d.agent_tools.schemas() == schemas
+    assert d.policy == domain.policy
+    for task, g in zip(d.tasks.values(), gold):
+        assert replay(d, task, task.expected_actions).observations == g["observations"]
+
+
+def _taubench_calculate(expression):
+    """tau-bench's calculate, as its source reads, wrapped as its env wraps tools (the oracle)."""
+    try:
+        if not all(char in "0123456789+-*/(). " for char in expression):
+            return "Error: invalid characters in expression"
+        try:
+            return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))
+        except Exception as e:
+            return f"Error: {e}"
+    except Exception as e:
+        return f"Error: {e}"
+
+
+def test_calculate_matches_taubench_on_random_expressions(domain):
+    import warnings
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as hs
+
+    from envs.state import EpisodeState
+
+    st = EpisodeState(domain.base, domain.template())
+    exprs = hs.text(alphabet="0123456789+-*/(). \t", max_size=12).filter(lambda s: "**" not in s)
+    small_pow = hs.builds(lambda a, b, c: f"{a} ** {b}{c}", hs.integers(-20, 20), hs.integers(-3, 30),
+                          hs.sampled_from(["", ".5", " * 2", " / 0"]))
+
+    @settings(max_examples=250, deadline=None, derandomize=True)
+    @given(hs.one_of(exprs, small_pow))
+    def check(expr):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            ours = domain.agent_tools.call(st.session, "calculate", {"expression": expr}).output
+            assert ours == _taubench_calculate(expr), expr
+
+    try:
+        check()
+    finally:
+        st.close()

@@ -227,7 +227,8 @@ def _evaluate(expression: Any) -> Any:
     """
     if not isinstance(expression, str):
         return eval(expression, {"__builtins__": None}, {})  # raises TypeError for non-code objects
-    tree = compile(expression, "<string>", "eval", ast.PyCF_ONLY_AST)
+    # eval() of a string drops leading spaces and tabs before compiling; compile() does not.
+    tree = compile(expression.lstrip(" \t"), "<string>", "eval", ast.PyCF_ONLY_AST)
     if not any(isinstance(n, ast.Pow) for n in ast.walk(tree)):
         return eval(compile(tree, "<string>", "eval"), {"__builtins__": None}, {})
 
