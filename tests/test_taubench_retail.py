@@ -275,9 +275,11 @@ def test_gold_agent_through_the_episode_loop(domain):
 
 
 def test_export_round_trips_the_initial_state(domain):
-    from envs.state import EpisodeState
+    from envs.state import EpisodeState, build_template
 
     from domains.taubench_retail.importer import export_state
+
+    assert build_template(domain.base, domain.seed_fn, domain.seed) == domain.template()  # deterministic import
 
     st = EpisodeState(domain.base, domain.template())
     try:

@@ -25,10 +25,6 @@ NAME = "taubench-retail"
 GYM_ID = "TaubenchRetail-v0"
 
 
-def _no_seed(session: "Session", seed: int) -> None:
-    raise SpecError(f"{NAME}: the state is imported from tau-bench's data, not seeded; use Domain.template()")
-
-
 class TaubenchRetailDomain(Domain):
     """A ``Domain`` whose state, tasks, policy and tool schemas come from tau-bench's files."""
 
@@ -65,13 +61,11 @@ class TaubenchRetailDomain(Domain):
             self._schemas = schemas
         return self._schemas
 
-    def build_template(self) -> bytes:
-        from envs.state import build_template
-
+    def import_state(self, session: "Session", seed: int) -> None:
+        """The domain's ``seed_fn``: the state is tau-bench's data, imported (the seed is unused)."""
         from .importer import import_data
 
-        src = self.source()
-        return build_template(self.base, lambda session, _seed: import_data(session, src), self.seed)
+        import_data(session, self.source())
 
     @cached_property
     def policy(self) -> str:  # type: ignore[override]
@@ -124,7 +118,7 @@ def make_domain() -> TaubenchRetailDomain:
         name=NAME,
         gym_id=GYM_ID,
         base=Base,
-        seed_fn=_no_seed,
+        seed_fn=lambda session, seed: holder[0].import_state(session, seed),
         agent_tools=make_toolset(lambda: holder[0].tool_schemas()),
         user_tools=ToolSet("user"),
         package_dir=Path(__file__).resolve().parent,
