@@ -365,7 +365,7 @@ class LLMClient:
 
         from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
-        expo = wait_exponential_jitter(initial=self.backoff, max=self.backoff_max, jitter=self.backoff)
+        expo = wait_exponential_jitter(multiplier=self.backoff, max=self.backoff_max, jitter=self.backoff)
 
         def wait(rs) -> float:
             exc = rs.outcome.exception() if rs.outcome else None

@@ -122,6 +122,7 @@ class FakeLLMServer:
         self.latency = latency
         self.models = set(models)  # extra model names /v1/models lists (fake-* always listed)
         self.requests: list[dict] = []
+        self.times: list[float] = []  # arrival time of each chat request (time.monotonic)
         self.model_requests: int = 0
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self.behaviours: dict[str, Callable[[dict], Reply]] = {}
@@ -140,6 +141,7 @@ class FakeLLMServer:
     def reset(self) -> None:
         with self._lock:
             self.requests.clear()
+            self.times.clear()
             self._queues.clear()
             self.behaviours.clear()
             self.model_requests = 0
@@ -148,6 +150,10 @@ class FakeLLMServer:
     def completions(self, model: str | None = None) -> list[dict]:
         with self._lock:
             return [r for r in self.requests if model is None or r.get("model") == model]
+
+    def times_of(self, model: str) -> list[float]:
+        with self._lock:
+            return [t for r, t in zip(self.requests, self.times) if r.get("model") == model]
 
     @property
     def url(self) -> str:
@@ -172,6 +178,7 @@ class FakeLLMServer:
         body = await request.json()
         with self._lock:
             self.requests.append(body)
+            self.times.append(time.monotonic())
         reply = self._next_reply(body)
         if self.latency:
             await asyncio.sleep(self.latency)
