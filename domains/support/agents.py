@@ -215,6 +215,7 @@ class CarefulAgent(_Base):
         self.queue: list[tuple[str, dict]] = []
         self.done_results: list[tuple[str, Any]] = []
         self.finished = False
+        self.last_user = ""
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -241,7 +242,7 @@ class CarefulAgent(_Base):
 
     def _say(self, text: str) -> AgentAction:
         lead = []
-        last = self.new_user_text
+        last = self.last_user  # the message this reply answers (tool steps may come in between)
         if ANGER_RE.search(last):
             lead.append("I'm sorry for the trouble, and I understand how frustrating this is.")
         if PROVOCATION_RE.search(last):
@@ -258,6 +259,7 @@ class CarefulAgent(_Base):
 
     async def act(self, view: AgentView) -> AgentAction:
         self._absorb(view)
+        self.last_user = view.last_user_message()
         latest = self.new_user_text
         new_intent = detect_intent(latest) if latest else None
 
