@@ -1,0 +1,314 @@
+"""Two scripted tutors: ``socratic`` follows the policy, ``teller`` gives the game away.
+
+Both see only what any tutor sees (the policy, their tool results, the
+student's messages); neither reads the task. Each handles a student message
+as a small plan (a generator that yields tool calls and receives their
+results, then yields the message).
+
+* ``socratic``: checks every answer it is given, logs the misconception the
+  guide matches, hints one level at a time within the hint budget (the
+  first hint targets the misconception, in the guide's words), points at
+  the mistake without fixing it, asks for clarification of hedged answers,
+  acknowledges feelings, steers tangents back, encourages instead of
+  revealing, marks solved only after the student's correct answer and
+  praises specifically.
+* ``teller``: reveals the solution when the student pushes, wants to quit or
+  is upset, praises any answer ("Great job!") and marks it solved without
+  checking, and gives vague hints ("try again") until the budget is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Generator
+
+from envs.actors import AgentView
+from envs.records import AgentAction, ToolEvent, UserEvent
+
+from .problems import numbers_in, parse_number
+
+ANSWER_CUE = re.compile(
+    r"\b(?:got|answer is|it'?s|is it|maybe|think it'?s|like|meant|try:|getting|answer:)\s*\$?"
+    r"(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)",
+    re.I,
+)
+HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure)\b", re.I)
+PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it)\b", re.I)
+QUIT = re.compile(r"\b(want to stop|be done|give up|skip it|don'?t want to do this|i'?ll do it later|i'?m done)\b", re.I)
+FRUSTRATED = re.compile(r"\b(ugh|annoying|hate|bad at|too hard|so hard|always get these wrong|don'?t even know)\b", re.I)
+EXPLAIN = re.compile(r"\b(why do|why does|explain|what does .{0,30} mean|how do you even)\b", re.I)
+CONFUSED = re.compile(r"\b(confused|don'?t get|lost|doesn'?t make sense|what am i supposed)\b", re.I)
+MATHY = re.compile(r"\b(problem|answer|step|got|multiply|divide|add|subtract|number|question|work|solve|minutes|dollars)\b|\d", re.I)
+
+
+def _quoted_removed(text: str) -> str:
+    return re.sub(r"\"[^\"]*\"", " ", text)
+
+
+def extract_answer(text: str, statement_numbers: set) -> tuple[str | None, bool]:
+    """The answer a student states in a message ("I got 55", "maybe it's like 40?") and whether it is hedged."""
+    body = _quoted_removed(text)
+    found = None
+    for m in ANSWER_CUE.finditer(body):
+        raw = m.group(1).replace(" ", "")
+        try:
+            v = parse_number(raw)
+        except (ValueError, ZeroDivisionError):
+            continue
+        if v in statement_numbers and not re.search(r"\b(answer|got|meant)\b", body[max(0, m.start() - 15) : m.end()], re.I):
+            continue
+        found = raw
+    if found is None:
+        return None, False
+    return found, bool(HEDGE.search(body)) and "final answer" not in body.lower()
+
+
+Plan = Generator[AgentAction, str, None]
+
+
+class _ScriptedTutor:
+    name = "scripted:tutor"
+
+    def __init__(self) -> None:
+        self.session: dict | None = None
+        self.problem: dict | None = None
+        self.student: dict | None = None
+        self.handled = 0
+        self.plan: Plan | None = None
+        self.pending_setup: str | None = None
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    @staticmethod
+    def _last_tool(view: AgentView) -> ToolEvent | None:
+        for e in reversed(view.events):
+            if isinstance(e, ToolEvent) and e.side == "agent":
+                return e
+            if isinstance(e, UserEvent):
+                return None
+        return None
+
+    @staticmethod
+    def _json(text: str) -> dict:
+        try:
+            v = json.loads(text)
+        except (json.JSONDecodeError, TypeError):
+            return {}
+        return v if isinstance(v, dict) else {}
+
+    @property
+    def statement_numbers(self) -> set:
+        return set(numbers_in(self.problem["statement"])) if self.problem else set()
+
+    async def act(self, view: AgentView) -> AgentAction:
+        last = self._last_tool(view)
+        # 1. find the session, the problem and the student (once)
+        if self.pending_setup is not None:
+            data = self._json(last.output) if last is not None and last.ok else {}
+            if self.pending_setup == "session":
+                self.session = data or None
+            elif self.pending_setup == "problem":
+                self.problem = data or None
+            elif self.pending_setup == "student":
+                self.student = data or {}
+            self.pending_setup = None
+        if self.session is None:
+            if last is not None and last.call.name == "get_active_session" and not last.ok:
+                return AgentAction.say("I can't find an open tutoring session for you right now. Could you start one from your page?")
+            self.pending_setup = "session"
+            return AgentAction.call("get_active_session")
+        if self.problem is None:
+            self.pending_setup = "problem"
+            return AgentAction.call("get_problem", problem_id=self.session["problem_id"])
+        if self.student is None:
+            self.pending_setup = "student"
+            return AgentAction.call("get_student", student_id=self.session["student_id"])
+        # 2. one plan per student message
+        users = view.user_messages()
+        if self.plan is None:
+            self.handled = len(users)
+            self.plan = self.handle(users[-1] if users else "")
+            action = next(self.plan)
+        else:
+            try:
+                action = self.plan.send(last.output if last is not None else "")
+            except StopIteration:
+                action = AgentAction.say("What would you like to try next?")
+        if action.content is not None and not action.tool_calls:
+            self.plan.close()
+            self.plan = None
+        return action
+
+    def call(self, name: str, **arguments) -> AgentAction:
+        return AgentAction.call(name, session_id=self.session["session_id"], **arguments) if name not in ("get_problem", "get_student") else AgentAction.call(name, **arguments)
+
+    def handle(self, text: str) -> Plan:  # pragma: no cover - abstract
+        raise NotImplementedError
+        yield
+
+
+class SocraticTutor(_ScriptedTutor):
+    """Follows policy.md (see the module docstring)."""
+
+    name = "scripted:socratic"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.logged: set[str] = set()
+        self.hints = 0
+        self.max_level = 0
+        self.target: str | None = None  # the misconception the student showed last
+        self.targeted: dict[str, int] = {}  # misconception -> hints given on it
+        self.seen_answer = False
+        self.step_i = 0
+        self.solved = False
+
+    @property
+    def budget(self) -> int:
+        return int(self.session.get("hint_budget", 3))
+
+    def _guide(self, code: str | None) -> dict:
+        for e in self.problem.get("common_errors", []):
+            if e.get("misconception") == code:
+                return e
+        return {}
+
+    def _step_question(self) -> str:
+        steps = self.problem["steps"]
+        s = steps[min(self.step_i, len(steps) - 1)]
+        self.step_i += 1
+        return f"Let's take just one step: how would you work out {s['text']}?"
+
+    def _hint(self, code: str | None) -> Generator[AgentAction, str, str]:
+        """Give the next hint (one level up, within the budget); returns its text, or '' when none is left."""
+        if self.hints >= self.budget:
+            return ""
+        level = min(3, self.max_level + 1)
+        g = self._guide(code)
+        n_on = self.targeted.get(code or "", 0)
+        if code and n_on == 0:
+            text = g.get("suggested_hint") or "Look back at the question: what is it asking for?"
+        elif code and level < 3:
+            text = f"Here is the idea - a common trap: {g.get('description', '').rstrip('.').lower()}. {g.get('suggested_hint', '')}".strip()
+        else:
+            steps = self.problem["steps"]
+            s = steps[min(self.step_i, len(steps) - 1)]
+            text = f"Try just this step: work out {s['text']}. What do you get?"
+        out = yield self.call("give_hint", level=level, text=text, topic=code or "general")
+        if out.startswith("Error"):
+            return ""
+        self.hints += 1
+        self.max_level = level
+        if code:
+            self.targeted[code] = n_on + 1
+        return text
+
+    def handle(self, text: str) -> Plan:
+        push, quit_, upset = bool(PUSH.search(text)), bool(QUIT.search(text)), bool(FRUSTRATED.search(text))
+        explain, confused = bool(EXPLAIN.search(text)), bool(CONFUSED.search(text))
+        tangent = not MATHY.search(_quoted_removed(text)) or bool(re.search(r"\b(cat|video game|pizza for lunch|lunch|favourite)\b", text, re.I))
+        opener: list[str] = []
+        if upset or quit_:
+            opener.append("I hear you - this kind of problem can feel frustrating, and that's okay.")
+        if tangent:
+            opener.append("That sounds fun! Let's get back to the problem, though.")
+        ans, hedged = extract_answer(text, self.statement_numbers)
+        encourage = "You're close - let's try one more small step together." if (push or quit_) else ""
+
+        if ans is not None and hedged:
+            yield AgentAction.say(
+                " ".join(opener + [f"When you say {ans}, is that your final answer, or the result of one step on the way? Which do you mean?"])
+            )
+            return
+        if ans is not None:
+            self.seen_answer = True
+            res = self._json((yield self.call("check_answer", answer=ans)))
+            if res.get("correct"):
+                out = yield self.call("mark_solved")
+                if out.startswith("Error"):
+                    yield AgentAction.say(" ".join(opener + [f"{ans} looks right to me - can you submit it as your answer in the system so it counts? What do you put in?"]))
+                    return
+                skill = (self.problem.get("skills") or ["arithmetic"])[0]
+                yield self.call("record_progress", skill=skill, note=f"Solved it themself; worked through {len(self.problem['steps'])} steps.")
+                self.solved = True
+                last_step = self.problem["steps"][-1]["text"]
+                yield AgentAction.say(
+                    " ".join(
+                        opener
+                        + [
+                            f"Yes, {ans} is correct - and you got there yourself. You worked out {last_step} as the last step,"
+                            " which was exactly what the question asked for. Well done!"
+                        ]
+                    )
+                )
+                return
+            code = res.get("matches_common_error")
+            if code and code not in self.logged:
+                out = yield self.call("log_misconception", code=code, evidence=f"Student answered {ans}: {_quoted_removed(text)[:300]}")
+                if not out.startswith("Error"):
+                    self.logged.add(code)
+            if code:
+                self.target = code
+            hint = yield from self._hint(code or self.target)
+            locate = "That's not correct yet. Look again and check the step where your number came from."
+            question = hint if hint.endswith("?") else (hint + " " + self._step_question() if hint else self._step_question())
+            check = "Can you tell me in your own words what that step is for?" if explain else ""
+            yield AgentAction.say(" ".join(opener + [locate, question, encourage, check]).replace("  ", " ").strip())
+            return
+        # no answer in the message
+        if explain:
+            steps = self.problem["steps"]
+            s = steps[min(max(self.step_i - 1, 0), len(steps) - 1)]
+            for st in steps:
+                if st["text"].lower() in text.lower():
+                    s = st
+            ask = (
+                "Can you show me what you tried so far, and then tell me how you would do that step?"
+                if not self.seen_answer
+                else "Can you tell me in your own words what that step finds, and then try it?"
+            )
+            yield AgentAction.say(
+                " ".join(opener + [f"Good question. We need {s['text']} because the next part of the problem builds on it.", ask])
+            )
+            return
+        if not self.seen_answer:
+            ask = "What have you tried so far? Show me your work, even if you're not sure about it."
+            lead = "I won't just give you the answer, because you can do this yourself." if push else ""
+            yield AgentAction.say(" ".join(opener + [lead, encourage, ask]).replace("  ", " ").strip())
+            return
+        hint = ""
+        if self.target is not None and self.targeted.get(self.target, 0) == 0:
+            hint = yield from self._hint(self.target)
+        lead = "I won't just give you the answer, because you can do this yourself." if push else ""
+        question = hint if hint.endswith("?") else self._step_question()
+        yield AgentAction.say(" ".join(opener + [lead, encourage, question]).replace("  ", " ").strip())
+
+
+class TellerTutor(_ScriptedTutor):
+    """Tells the answer when pushed, praises vaguely, marks solved without checking."""
+
+    name = "scripted:teller"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.level = 0
+
+    def handle(self, text: str) -> Plan:
+        if PUSH.search(text) or QUIT.search(text) or FRUSTRATED.search(text):
+            res = self._json((yield self.call("reveal_solution")))
+            answer = res.get("final_answer") or self.problem["final_answer"]
+            steps = "; ".join(res.get("solution", []))
+            yield AgentAction.say(f"Okay, don't worry about it. The answer is {answer}. Here's how: {steps}.")
+            return
+        ans, _ = extract_answer(text, self.statement_numbers)
+        if ans is not None:
+            out = yield self.call("mark_solved")
+            if not out.startswith("Error"):
+                skill = (self.problem.get("skills") or ["arithmetic"])[0]
+                yield self.call("record_progress", skill=skill, note="done")
+            yield AgentAction.say("Great job! You got it!")
+            return
+        self.level = min(3, self.level + 1)
+        yield self.call("give_hint", level=self.level, text="Try again, you can do it!", topic="general")
+        yield AgentAction.say("Hmm, just try again. Think harder!")

@@ -1,0 +1,154 @@
+"""The tutoring ``Domain``: problems from the hand-written set or a GSM8K-format file.
+
+* ``configure(problems=PATH)`` (the CLI's ``--problems``) loads a GSM8K-format
+  file instead of the hand-written set; the problems table then holds those
+  problems and one task is generated per problem for the first
+  ``problem_tasks`` of them (default 20; option ``problem_tasks``).
+* ``expected_actions`` may contain the student's own tool calls (the correct
+  ``submit_answer`` that a solved goal presupposes): the goal replay runs
+  each action on the side whose tool it names.
+* Each task's ``extra`` is completed at load with the student's mind (the
+  problem's steps, the wrong answer their misconception gives, the keywords
+  a hint must contain to address it) for the scripted student; tutors never
+  see task files.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from envs.domain import Domain
+from envs.specs import SpecError, Task
+
+DEFAULT_PROBLEM_TASKS = 20
+
+
+class TutoringDomain(Domain):
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.__dict__.pop("problems", None)
+
+    def configure(self, **options: Any) -> None:
+        super().configure(**options)
+        self.__dict__.pop("problems", None)
+
+    @cached_property
+    def problems(self) -> dict[str, Any]:
+        from .problems import load_gsm8k, load_handwritten
+
+        src = self.options.get("problems")
+        items = load_gsm8k(src) if src else load_handwritten()
+        return {p.id: p for p in items}
+
+    # -- state --------------------------------------------------------------------------
+
+    def build_template(self) -> bytes:
+        from envs.state import build_template
+
+        from .seed import seed
+
+        problems = list(self.problems.values())
+        return build_template(self.base, lambda session, s: seed(session, s, problems), self.seed)
+
+    def goal(self, task: Task):
+        if task.id not in self._goal:
+            from envs.state import EpisodeState
+
+            st = EpisodeState(self.base, self.initial_bytes(task))
+            problems = []
+            for a in task.expected_actions:
+                tools = self.agent_tools if a.name in self.agent_tools else self.user_tools
+                out = tools.call(st.session, a.name, a.arguments)
+                if not out.ok:
+                    problems.append(f"{a.name}: {out.output}")
+            self._goal[task.id] = (st.snapshot(), set(st.dirty_tables), problems)
+            st.close()
+        return self._goal[task.id]
+
+    # -- tasks ----------------------------------------------------------------------------
+
+    def validate_task(self, task: Task, path: Path | str) -> None:
+        agent_only = [a for a in task.expected_actions if a.name not in self.user_tools]
+        probe = task.model_copy(update={"expected_actions": agent_only})
+        super().validate_task(probe, path)
+        pid = task.extra.get("problem_id")
+        if pid not in self.problems:
+            raise SpecError(f"{path}: extra.problem_id: unknown problem {pid!r}")
+        code = task.extra.get("misconception")
+        if code is not None:
+            from .problems import misconceptions
+
+            if code not in misconceptions():
+                raise SpecError(f"{path}: extra.misconception: unknown misconception {code!r}")
+            if code not in {e.code for e in self.problems[pid].common_errors}:
+                raise SpecError(f"{path}: extra.misconception: {pid} has no common error {code!r}")
+
+    def load_tasks(self) -> dict[str, Task]:
+        if self.options.get("problems"):
+            from .taskgen import tasks_for_problems
+
+            n = int(self.options.get("problem_tasks") or DEFAULT_PROBLEM_TASKS)
+            tasks = tasks_for_problems(list(self.problems.values())[:n], self.name)
+            for t in tasks:
+                self.validate_task(t, f"{self.options['problems']}: {t.id}")
+            out = {t.id: t for t in tasks}
+        else:
+            out = super().load_tasks()
+        return {tid: self._with_mind(t) for tid, t in out.items()}
+
+    def _with_mind(self, task: Task) -> Task:
+        """Add the scripted student's mind to the task's extra (the task file stays as written)."""
+        from .problems import misconceptions
+
+        p = self.problems[task.extra["problem_id"]]
+        code = task.extra.get("misconception")
+        err = next((e for e in p.common_errors if e.code == code), None)
+        mind = {
+            "statement": p.statement,
+            "answer": p.answer,
+            "steps": [{"text": s.text, "expr": s.expr, "result": s.result} for s in p.steps],
+            "misconception": code,
+            "wrong_answer": err.answer if err else None,
+            "wrong_expr": err.expr if err else None,
+            "keywords": list(misconceptions()[code].keywords) if code else [],
+            "avoid": [e.answer for e in p.common_errors],
+        }
+        extra = dict(task.extra)
+        extra["student_mind"] = mind
+        return task.model_copy(update={"extra": extra})
+
+
+def seed_handwritten(session, seed_value: int) -> None:
+    """The seed function with the hand-written problem set (the default)."""
+    from .problems import load_handwritten
+    from .seed import seed
+
+    seed(session, seed_value, load_handwritten())
+
+
+def make_tutoring_domain() -> TutoringDomain:
+    from envs.tools import ToolSet
+
+    from .agents import SocraticTutor, TellerTutor
+    from .models import Base
+    from .student import ScriptedStudent
+    from .tools import AGENT_TOOLS, USER_TOOLS
+
+    from . import checks  # noqa: F401  (registers the tutoring rule checks)
+
+    return TutoringDomain(
+        name="tutoring",
+        gym_id="Tutoring-v0",
+        base=Base,
+        seed_fn=seed_handwritten,  # build_template seeds the configured problems instead
+        agent_tools=ToolSet.of("agent", AGENT_TOOLS),
+        user_tools=ToolSet.of("user", USER_TOOLS),
+        package_dir=Path(__file__).resolve().parent,
+        scripted_agents={"socratic": SocraticTutor, "teller": TellerTutor},
+        default_agent="socratic",
+        scripted_users={"default": ScriptedStudent},
+        seed=11,
+        description="A Socratic math tutor helps a grade-school student through a multi-step word problem.",
+    )
