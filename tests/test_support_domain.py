@@ -16,7 +16,7 @@ import sqlite3
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from domains.support.agents import INTENTS, detect_intent, is_ambiguous
@@ -332,29 +332,55 @@ def pool(template):
     if dup:
         orders.append(dup[0])
     qmarks = ",".join("?" * len(orders))
-    items = [r[0] for r in db.execute(f"SELECT id FROM order_items WHERE order_id IN ({qmarks}) ORDER BY id", orders)]
+    items: dict[str, list[int]] = {o: [] for o in orders}
+    for oid, iid in db.execute(f"SELECT order_id, id FROM order_items WHERE order_id IN ({qmarks}) ORDER BY id", orders):
+        items[oid].append(iid)
     charges = [r[0] for r in db.execute(f"SELECT id FROM charges WHERE order_id IN ({qmarks}) ORDER BY id", orders)]
     return {"orders": orders, "items": items, "charges": charges}
 
 
 def _calls(pool):
-    o = st.sampled_from(pool["orders"])
-    items = st.lists(st.sampled_from(pool["items"]), min_size=1, max_size=3)
-    dest = st.sampled_from(["original_payment", "store_credit"])
+    every_item = sorted(i for its in pool["items"].values() for i in its)
+
+    def for_order(oid):
+        # mostly the order's own items, sometimes another order's (must be refused)
+        own = st.lists(st.sampled_from(pool["items"][oid]), min_size=1, max_size=3)
+        foreign = st.lists(st.sampled_from(every_item), min_size=1, max_size=2)
+        items = st.one_of(own, own, own, foreign)
+        dest = st.sampled_from(["original_payment", "store_credit"])
+        return st.one_of(
+            st.tuples(st.just("cancel_order"), st.fixed_dictionaries({"order_id": st.just(oid)})),
+            st.tuples(st.just("refund_items"), st.fixed_dictionaries({
+                "order_id": st.just(oid), "item_ids": items, "destination": dest,
+                "reason": st.sampled_from(["damaged", "missing_item", "not_delivered", "other"])})),
+            st.tuples(st.just("send_replacement"), st.fixed_dictionaries({
+                "order_id": st.just(oid), "item_ids": items, "reason": st.sampled_from(["damaged", "missing_item"])})),
+            st.tuples(st.just("open_carrier_claim"), st.fixed_dictionaries({
+                "order_id": st.just(oid), "reason": st.sampled_from(["lost_in_transit", "delivered_not_received"])})),
+            st.tuples(st.just("change_shipping_address"), st.fixed_dictionaries({
+                "order_id": st.just(oid), "line1": st.just("5 Elm Road"), "city": st.just("Boise"),
+                "state": st.just("ID"), "zip": st.just("83702")})),
+        )
+
     return st.one_of(
-        st.tuples(st.just("cancel_order"), st.fixed_dictionaries({"order_id": o})),
-        st.tuples(st.just("refund_items"), st.fixed_dictionaries({
-            "order_id": o, "item_ids": items, "destination": dest,
-            "reason": st.sampled_from(["damaged", "missing_item", "not_delivered", "other"])})),
-        st.tuples(st.just("send_replacement"), st.fixed_dictionaries({
-            "order_id": o, "item_ids": items, "reason": st.sampled_from(["damaged", "missing_item"])})),
+        st.sampled_from(pool["orders"]).flatmap(for_order),
         st.tuples(st.just("refund_duplicate_charge"), st.fixed_dictionaries({"charge_id": st.sampled_from(pool["charges"])})),
-        st.tuples(st.just("open_carrier_claim"), st.fixed_dictionaries({
-            "order_id": o, "reason": st.sampled_from(["lost_in_transit", "delivered_not_received"])})),
-        st.tuples(st.just("change_shipping_address"), st.fixed_dictionaries({
-            "order_id": o, "line1": st.just("5 Elm Road"), "city": st.just("Boise"), "state": st.just("ID"),
-            "zip": st.just("83702")})),
     )
+
+
+def test_invariant_check_catches_breaches(template):
+    """The property below is only as good as its checker: it must see a breach."""
+    for breach in (
+        "UPDATE products SET stock = -1 WHERE id = 'P-0001'",
+        "INSERT INTO refunds (id, order_id, amount_cents, destination, reason, status, created_at) "
+        "SELECT 99999, id, total_cents + 1, 'original_payment', 'other', 'pending', '2026-06-15' FROM orders "
+        "WHERE status = 'delivered' ORDER BY id LIMIT 1",
+    ):
+        conn = _db(template)
+        conn.execute(breach)
+        with pytest.raises(AssertionError):
+            _check_invariants(conn)
+    _check_invariants(_db(template))
 
 
 def _check_invariants(conn: sqlite3.Connection) -> None:
@@ -387,7 +413,7 @@ def _check_invariants(conn: sqlite3.Connection) -> None:
     ).fetchall() == []
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_valid_calls_keep_invariants(domain, template, pool, data):
     calls = data.draw(st.lists(_calls(pool), min_size=1, max_size=12))
@@ -396,6 +422,7 @@ def test_random_valid_calls_keep_invariants(domain, template, pool, data):
         for name, args in calls:
             out = domain.agent_tools.call(st_.session, name, args)
             assert out.error_kind in (None, "refused"), out.output  # valid calls never crash
+            event("ok" if out.ok else "refused")
             _check_invariants(st_.conn)
     finally:
         st_.close()
@@ -411,25 +438,21 @@ def _run(domain, task, agent_name: str, repeat: int):
 
 @pytest.mark.parametrize("repeat", [0, 1])
 def test_careful_agent_solves_every_task(domain, repeat):
-    failures = []
+    """Reward 1 on every task, whatever situations are drawn, and no violation of a checked rule.
+
+    R1's check judges every reply that answers an ambiguous-situation turn, including the
+    report after an agreed action; only its first reply (the clarifying question) is held to it.
+    """
+    failures, violations = [], []
     for tid, task in domain.tasks.items():
         rec = _run(domain, task, "careful", repeat)
         if rec.status != "ok" or rec.reward != 1.0:
             why = rec.error or render_diff(rec.grade.diff) + str([o.output for o in rec.grade.outputs if not o.found])
             failures.append(f"{tid} r{repeat}: {why}")
+        violations += [f"{tid}: {v.rule} turn {v.turn}: {v.rationale}" for v in rec.verdicts
+                       if v.verdict == "VIOLATED" and (v.rule != "R1" or v.turn == 1)]
     assert failures == []
-
-
-def test_careful_agent_follows_checked_rules(domain):
-    """The deterministic rule checks find no violation (R1 aside: its check also fires on later turns)."""
-    bad = []
-    for tid, task in domain.tasks.items():
-        rec = _run(domain, task, "careful", 3)
-        bad += [f"{tid}: {v.rule} turn {v.turn}: {v.rationale}" for v in rec.verdicts
-                if v.verdict == "VIOLATED" and v.rule != "R1"]
-        first_agent_turn = [v for v in rec.verdicts if v.rule == "R1" and v.turn == 1]
-        assert all(v.verdict == "FOLLOWED" for v in first_agent_turn), tid
-    assert bad == []
+    assert violations == []
 
 
 def test_eager_agent_fails_the_tasks_built_to_catch_it(domain):
@@ -437,7 +460,7 @@ def test_eager_agent_fails_the_tasks_built_to_catch_it(domain):
     assert len(caught) >= 10
     passed = []
     for task in caught:
-        for repeat in (0, 1):
+        for repeat in (0,):
             rec = _run(domain, task, "eager", repeat)
             assert rec.status == "ok", rec.error
             if rec.reward != 0.0:
