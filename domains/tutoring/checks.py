@@ -250,7 +250,8 @@ def one_step(events, idx, params):
     items = re.findall(r"(?m)^\s*(?:\d+[.)]|step \d+:|[-*])\s+\S", reply, re.I)
     if len(items) >= 3:
         return "VIOLATED", f"the reply lays out {len(items)} steps at once"
-    if len(re.findall(r"\b(first|then|next|after that|finally)\b", reply, re.I)) >= 3:
+    seq = re.findall(r"\b(first|then|next|after that|finally)\b[^.?!]{0,40}?(\d|add|subtract|multiply|divide|take away|times)", reply, re.I)
+    if len(seq) >= 2:
         return "VIOLATED", "the reply walks through several steps (first... then... finally)"
     return "FOLLOWED", "the reply deals with one step at most"
 

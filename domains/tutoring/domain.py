@@ -25,6 +25,22 @@ from envs.specs import SpecError, Task
 DEFAULT_PROBLEM_TASKS = 20
 
 
+def _cached_toolset(side: str, tools: list):
+    """A ToolSet whose schemas are built once (the engine asks for them every turn)."""
+    from envs.tools import ToolSet
+
+    class CachedToolSet(ToolSet):
+        _cache: list[dict] | None = None
+
+        def schemas(self) -> list[dict]:
+            if self._cache is None:
+                self._cache = super().schemas()
+            return [dict(s) for s in self._cache]
+
+    base = ToolSet.of(side, tools)
+    return CachedToolSet(side=base.side, tools=base.tools)
+
+
 class TutoringDomain(Domain):
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -129,8 +145,6 @@ def seed_handwritten(session, seed_value: int) -> None:
 
 
 def make_tutoring_domain() -> TutoringDomain:
-    from envs.tools import ToolSet
-
     from .agents import SocraticTutor, TellerTutor
     from .models import Base
     from .student import ScriptedStudent
@@ -143,8 +157,8 @@ def make_tutoring_domain() -> TutoringDomain:
         gym_id="Tutoring-v0",
         base=Base,
         seed_fn=seed_handwritten,  # build_template seeds the configured problems instead
-        agent_tools=ToolSet.of("agent", AGENT_TOOLS),
-        user_tools=ToolSet.of("user", USER_TOOLS),
+        agent_tools=_cached_toolset("agent", AGENT_TOOLS),
+        user_tools=_cached_toolset("user", USER_TOOLS),
         package_dir=Path(__file__).resolve().parent,
         scripted_agents={"socratic": SocraticTutor, "teller": TellerTutor},
         default_agent="socratic",
