@@ -139,7 +139,8 @@ def _sentences_with_question(text: str) -> list[str]:
 PRAISE = re.compile(r"\b(great|good|nice|well done|excellent|awesome|perfect|brilliant|fantastic|super|correct|right|you got it|you did it)\b", re.I)
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
-    r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|how you|the way you|you found|you used|you (noticed|remembered|checked))\b",
+    r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|"
+    r"you (found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept))\b",
     re.I,
 )
 QUESTION_PROBE = re.compile(
