@@ -97,11 +97,21 @@ def build_task(
     tags: Sequence[str] = (),
 ) -> Task:
     facts = [HiddenFact(id="tried", fact=tried_fact(problem, misconception), asked_by=ASKED_BY_TRIED)]
+    cfg = dict(student or {})
     goal = {
-        "solved": "Get unstuck and solve the problem yourself.",
-        "abandoned": "You want to stop; you end the session when you have had enough.",
-        "open": "You have to leave soon; you go without ending the session.",
+        "solved": "Get unstuck and solve the problem yourself; submit your answer when you think it is right.",
+        "abandoned": "You find this hard and soon want to stop: after a couple of turns you end the session.",
+        "open": "You have to leave soon: after a couple of turns you say goodbye and go, without ending the session.",
     }[outcome]
+    if misconception:
+        from .problems import misconceptions
+
+        err = next(e for e in problem.common_errors if e.code == misconception)
+        belief = misconceptions()[misconception].description
+        goal += f" Your misconception, as a teacher would describe it: {belief} It gives you {err.answer}."
+        goal += (
+            " Hints do not change your mind." if cfg.get("stubborn") else " You keep it until a hint addresses exactly that."
+        )
     return Task(
         id=task_id,
         domain=domain,
@@ -121,7 +131,7 @@ def build_task(
         ignore_columns=list(IGNORE),
         catches=list(catches),
         tags=list(tags),
-        extra={"problem_id": problem.id, "misconception": misconception, "student": dict(student or {})},
+        extra={"problem_id": problem.id, "misconception": misconception, "student": cfg},
     )
 
 
