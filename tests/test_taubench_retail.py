@@ -494,3 +494,70 @@ def test_calculate_matches_taubench_on_random_expressions(domain):
         check()
     finally:
         st.close()
+
+
+def test_paths_the_gold_actions_do_not_take(domain):
+    """Refunds to gift cards, duplicate items, refusals: read off tau-bench's rules, by hand."""
+    from envs.state import EpisodeState
+
+    from domains.taubench_retail.importer import export_state
+
+    st = EpisodeState(domain.base, domain.template())
+    call = lambda name, **kw: domain.agent_tools.call(st.session, name, kw)  # noqa: E731
+    try:
+        data = export_state(st.session)
+        users, orders, products = data["users"], data["orders"], data["products"]
+
+        # Paid by gift card, moved to a credit card: charge the card, refund the gift card at once.
+        o = orders["#W6779827"]
+        gc, = [p["payment_method_id"] for p in o["payment_history"]]
+        out = call("modify_pending_order_payment", order_id="#W6779827", payment_method_id="credit_card_9789590")
+        amount = o["payment_history"][0]["amount"]
+        assert json.loads(out.output)["payment_history"] == o["payment_history"] + [
+            {"transaction_type": "payment", "amount": amount, "payment_method_id": "credit_card_9789590"},
+            {"transaction_type": "refund", "amount": amount, "payment_method_id": gc},
+        ]
+        balance = json.loads(call("get_user_details", user_id=o["user_id"]).output)["payment_methods"][gc]["balance"]
+        before = users[o["user_id"]]["payment_methods"][gc]["balance"]
+        assert isinstance(before, int) and balance == round(before + amount, 2) and isinstance(balance, float)
+        again = call("modify_pending_order_payment", order_id="#W6779827", payment_method_id=gc)
+        assert again.output == "Error: there should be exactly one payment for a pending order"
+
+        # A pending order holding the same item twice: both lines change, the difference is not rounded.
+        o = orders["#W9093821"]
+        dup = "3557711149"
+        line = next(i for i in o["items"] if i["item_id"] == dup)
+        new = next(v for v in products[line["product_id"]]["variants"].values() if v["available"] and v["item_id"] != dup)
+        assert call("modify_pending_order_items", order_id="#W9093821", item_ids=[dup] * 3, new_item_ids=[new["item_id"]] * 3,
+                    payment_method_id="credit_card_7422485").output == f"Error: {dup} not found"
+        out = json.loads(call("modify_pending_order_items", order_id="#W9093821", item_ids=[dup, dup],
+                              new_item_ids=[new["item_id"]] * 2, payment_method_id="credit_card_7422485").output)
+        diff = 0
+        for _ in range(2):
+            diff += new["price"] - line["price"]
+        assert [i["item_id"] for i in out["items"]].count(new["item_id"]) == 2 and dup not in json.dumps(out["items"])
+        assert out["payment_history"][-1] == {"transaction_type": "payment" if diff > 0 else "refund",
+                                              "amount": abs(diff), "payment_method_id": "credit_card_7422485"}
+        assert out["status"] == "pending (item modified)" and list(out["items"][0]) == list(o["items"][0])
+
+        # Refusals, in tau-bench's order of checks.
+        assert call("cancel_pending_order", order_id="#W1840144", reason="no longer needed").output == (
+            "Error: non-pending order cannot be cancelled")
+        assert call("exchange_delivered_order_items", order_id="#W1840144", item_ids=["8590708195", "8590708195"],
+                    new_item_ids=["8590708195"], payment_method_id="paypal_2306935").output == (
+            "Error: the number of items to be exchanged should match")
+        assert call("modify_pending_order_address", order_id="#W1840144", address1="a", address2="b", city="c",
+                    state="d", country="e", zip="f").output == "Error: non-pending order cannot be modified"
+        poor = next(
+            (oid, pid) for oid, o in orders.items() if o["status"] == "pending" and len(o["payment_history"]) == 1
+            for pid, pm in users[o["user_id"]]["payment_methods"].items()
+            if pm["source"] == "gift_card" and pm["balance"] < o["payment_history"][0]["amount"]
+            and pid != o["payment_history"][0]["payment_method_id"]
+        )
+        assert call("modify_pending_order_payment", order_id=poor[0], payment_method_id=poor[1]).output == (
+            "Error: insufficient gift card balance to pay for the order")
+        assert call("return_delivered_order_items", order_id="#W1840144", item_ids=["8590708195"],
+                    payment_method_id="credit_card_3240550").output == (
+            "Error: payment method should be either the original payment method or a gift card")
+    finally:
+        st.close()
