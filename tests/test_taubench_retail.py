@@ -449,7 +449,8 @@ def test_a_taubench_checkout_layout_is_understood(tmp_path, domain, gold):
 
     d = make_domain()
     d.configure(taubench_data=str(tmp_path))  # the checkout root
-    assert [t.expected_actions for t in d.tasks.values()] == [t.expected_actions for t in list(domain.tasks.values())[:3]]
+    first_three = list(domain.tasks.values())[:3]
+    assert [t.expected_actions for t in d.tasks.values()] == [t.expected_actions for t in first_three]
     assert d.agent_tools.schemas() == schemas
     assert d.policy == domain.policy
     for task, g in zip(d.tasks.values(), gold):
@@ -527,9 +528,11 @@ def test_paths_the_gold_actions_do_not_take(domain):
         o = orders["#W9093821"]
         dup = "3557711149"
         line = next(i for i in o["items"] if i["item_id"] == dup)
-        new = next(v for v in products[line["product_id"]]["variants"].values() if v["available"] and v["item_id"] != dup)
-        assert call("modify_pending_order_items", order_id="#W9093821", item_ids=[dup] * 3, new_item_ids=[new["item_id"]] * 3,
-                    payment_method_id="credit_card_7422485").output == f"Error: {dup} not found"
+        variants = products[line["product_id"]]["variants"].values()
+        new = next(v for v in variants if v["available"] and v["item_id"] != dup)
+        assert call("modify_pending_order_items", order_id="#W9093821", item_ids=[dup] * 3,
+                    new_item_ids=[new["item_id"]] * 3, payment_method_id="credit_card_7422485"
+                    ).output == f"Error: {dup} not found"
         out = json.loads(call("modify_pending_order_items", order_id="#W9093821", item_ids=[dup, dup],
                               new_item_ids=[new["item_id"]] * 2, payment_method_id="credit_card_7422485").output)
         diff = 0

@@ -36,7 +36,9 @@ class GoldAgent:
 
     def _plan(self, task: "Task") -> list[ToolCall | str]:
         """The steps: each gold action as a call, with the outputs message before a terminal one."""
-        steps: list[ToolCall | str] = [ToolCall(name=a.name, arguments=dict(a.arguments)) for a in task.expected_actions]
+        steps: list[ToolCall | str] = [
+            ToolCall(name=a.name, arguments=dict(a.arguments)) for a in task.expected_actions
+        ]
         last = task.expected_actions[-1].name if task.expected_actions else None
         tool = self.domain.agent_tools.tools.get(last) if last else None
         if tool is not None and tool.terminal:

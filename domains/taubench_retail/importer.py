@@ -91,7 +91,9 @@ def _layout(p: Path, via: str) -> DataSource:
                 tasks = data / "tasks_test.json"
             return DataSource(retail, data / "users.json", data / "orders.json", data / "products.json",
                               tasks, retail / "wiki.md", retail / "tools")
-    raise SpecError(f"{p}: ({via}): not tau-bench retail data (no db/users.json, no tau_bench/envs/retail/data); {HOW_TO}")
+    raise SpecError(
+        f"{p}: ({via}): not tau-bench retail data (no db/users.json, no tau_bench/envs/retail/data); {HOW_TO}"
+    )
 
 
 # -- reading ----------------------------------------------------------------------------------
