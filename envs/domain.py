@@ -59,6 +59,8 @@ class Domain:
     description: str = ""
     # Domain options the CLI passes through (e.g. a data path); see configure().
     options: dict[str, Any] = field(default_factory=dict)
+    # How required outputs are matched (graders/outputs.py): "normalised" or "substring".
+    outputs_mode: str = "normalised"
     # Where the task YAML files are; default: <data root>/tasks/<name>.
     tasks_path: Path | None = None
 
@@ -66,12 +68,17 @@ class Domain:
         self._initial: dict[str, bytes] = {}
         self._goal: dict[str, tuple[bytes, set[str], list[str]]] = {}
         self._template: bytes | None = None
+        self._replay_state = None  # one reused state for goal replays
 
     # -- configuration --------------------------------------------------------
 
     def configure(self, **options: Any) -> None:
         """Set domain options (clears caches). Unknown options are ignored by default domains."""
-        self.options.update({k: v for k, v in options.items() if v is not None})
+        for k, v in options.items():
+            if v is None:
+                self.options.pop(k, None)  # None restores the default
+            else:
+                self.options[k] = v
         self.__post_init__()
         for key in ("tasks", "policy", "situations", "rules"):
             self.__dict__.pop(key, None)
@@ -108,14 +115,18 @@ class Domain:
         if task.id not in self._goal:
             from envs.state import EpisodeState
 
-            st = EpisodeState(self.base, self.initial_bytes(task))
+            if self._replay_state is None:
+                self._replay_state = EpisodeState(self.base, self.initial_bytes(task))
+            st = self._replay_state
+            st.load(self.initial_bytes(task))
             problems = []
             for a in task.expected_actions:
-                out = self.agent_tools.call(st.session, a.name, a.arguments)
+                # Annotators may include the user's own tool calls (e.g. a student's answer).
+                tools = self.agent_tools if a.name in self.agent_tools else self.user_tools
+                out = tools.call(st.session, a.name, a.arguments)
                 if not out.ok:
                     problems.append(f"{a.name}: {out.output}")
             self._goal[task.id] = (st.snapshot(), set(st.dirty_tables), problems)
-            st.close()
         return self._goal[task.id]
 
     # -- data -------------------------------------------------------------------------
@@ -158,8 +169,8 @@ class Domain:
     def validate_task(self, task: Task, path: Path | str) -> None:
         """Cross-checks a task against the domain: tool names, situations, columns."""
         for i, a in enumerate(task.expected_actions):
-            if a.name not in self.agent_tools:
-                raise SpecError(f"{path}: expected_actions.{i}.name: unknown agent tool {a.name!r}")
+            if a.name not in self.agent_tools and a.name not in self.user_tools:
+                raise SpecError(f"{path}: expected_actions.{i}.name: unknown tool {a.name!r}")
         for i, u in enumerate(task.scenario.user_tools):
             if u.tool not in self.user_tools:
                 raise SpecError(f"{path}: scenario.user_tools.{i}.tool: unknown user tool {u.tool!r}")

@@ -137,7 +137,13 @@ class Episode:
     # -- the agent side ---------------------------------------------------------
 
     def agent_view(self) -> AgentView:
-        visible = [e for e in self.events if not (isinstance(e, ToolEvent) and e.side == "user")]
+        # The agent sees neither the user's own tool calls nor the situation labels
+        # (those are the test's secret, recorded for the graders).
+        visible = [
+            e.model_copy(update={"situation": None}) if isinstance(e, UserEvent) else e
+            for e in self.events
+            if not (isinstance(e, ToolEvent) and e.side == "user")
+        ]
         return AgentView(
             policy=self.domain.policy,
             tools=self.domain.agent_tools.schemas(),

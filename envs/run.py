@@ -95,12 +95,20 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
 async def _play(domain, plan, factories, store, concurrency: int, progress) -> None:
     from envs.episode import episode_seed, run_episode
 
+    from envs.state import EpisodeState
+
     agent_f, user_f, judge_f = factories
-    sem = asyncio.Semaphore(concurrency)
+    # One episode database per slot, reused: a reset is a byte copy into it.
+    free: asyncio.Queue = asyncio.Queue()
+    for _ in range(min(concurrency, max(1, len(plan)))):
+        free.put_nowait(None)
 
     async def one(task_id: str, repeat: int, seed: int) -> None:
-        async with sem:
+        state = await free.get()
+        try:
             task = domain.tasks[task_id]
+            if state is None:
+                state = EpisodeState(domain.base, domain.initial_bytes(task))
             rec = await run_episode(
                 domain,
                 task,
@@ -109,11 +117,20 @@ async def _play(domain, plan, factories, store, concurrency: int, progress) -> N
                 seed=episode_seed(seed, task_id, repeat),
                 repeat=repeat,
                 judge=judge_f() if judge_f else None,
+                state=state,
             )
             store.append(rec)
             progress(rec)
+        finally:
+            free.put_nowait(state)
 
-    await asyncio.gather(*(one(t, r, s) for t, r, s in plan))
+    try:
+        await asyncio.gather(*(one(t, r, s) for t, r, s in plan))
+    finally:
+        while not free.empty():
+            st = free.get_nowait()
+            if st is not None:
+                st.close()
 
 
 def main(argv: list[str] | None = None) -> int:

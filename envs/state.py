@@ -19,6 +19,7 @@ from typing import Any, Iterable
 from sqlalchemy import create_engine, event, inspect as sa_inspect, insert, update
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.util import LRUCache
 
 
 def _connect() -> sqlite3.Connection:
@@ -26,6 +27,11 @@ def _connect() -> sqlite3.Connection:
     # an episode's connection is still used by one task at a time.
     conn = sqlite3.connect(":memory:", check_same_thread=False)
     return conn
+
+
+# One compiled-statement cache per schema, shared by every episode's engine:
+# otherwise each new engine recompiles every statement its tools run.
+_COMPILED: dict[int, LRUCache] = {}
 
 
 class EpisodeState:
@@ -36,7 +42,10 @@ class EpisodeState:
         self.conn = _connect()
         if data is not None:
             self.conn.deserialize(data)
-        self.engine = create_engine("sqlite://", creator=lambda: self.conn, poolclass=StaticPool)
+        cache = _COMPILED.setdefault(id(base.metadata), LRUCache(2000))
+        self.engine = create_engine("sqlite://", creator=lambda: self.conn, poolclass=StaticPool).execution_options(
+            compiled_cache=cache
+        )
         self.session = Session(self.engine, expire_on_commit=True, autoflush=True)
         self.dirty_tables: set[str] = set()
         event.listen(self.session, "after_flush", self._track)
@@ -62,7 +71,7 @@ class EpisodeState:
 
     def close(self) -> None:
         self.session.close()
-        self.engine.dispose()
+        self.engine.engine.dispose()
         self.conn.close()
 
 

@@ -110,9 +110,13 @@ class Tool:
         self._schema_override = schema
 
     def schema(self) -> dict:
-        """The OpenAI function-calling schema for this tool."""
+        """The OpenAI function-calling schema for this tool (built once: signatures don't change)."""
         if self._schema_override is not None:
             return self._schema_override
+        self._schema_override = self._build_schema()
+        return self._schema_override
+
+    def _build_schema(self) -> dict:
         params = self.args_model.model_json_schema()
         params.pop("title", None)
         for prop in params.get("properties", {}).values():

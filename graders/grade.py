@@ -21,7 +21,7 @@ def grade_episode(domain: Domain, task: Task, state: EpisodeState, events: list[
     state.session.commit()
     tables = set(goal_tables) | set(state.dirty_tables)
     diff = diff_connection(state.conn, goal_bytes, domain.base.metadata, tables, task.ignore_columns)
-    outputs = check_outputs(task.outputs, events)
+    outputs = check_outputs(task.outputs, events, domain.outputs_mode)
     outputs_ok = all(o.found for o in outputs)
     state_match = not diff
     return Grade(

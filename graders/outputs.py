@@ -29,11 +29,17 @@ def normalise(text: str) -> str:
     return " " + " ".join(text.split()) + " "
 
 
-def check_outputs(outputs: list[str], events: list[Event]) -> list[OutputCheck]:
-    agent = [(e.turn, normalise(e.content)) for e in events if isinstance(e, AgentEvent)]
+def check_outputs(outputs: list[str], events: list[Event], mode: str = "normalised") -> list[OutputCheck]:
+    """``mode="normalised"`` (default) matches whole normalised words and numbers;
+    ``mode="substring"`` is tau-bench's rule (lower-cased substring, commas removed),
+    kept for exact parity on imported tau-bench tasks."""
+    if mode == "substring":
+        agent = [(e.turn, e.content.lower().replace(",", "")) for e in events if isinstance(e, AgentEvent)]
+    else:
+        agent = [(e.turn, normalise(e.content)) for e in events if isinstance(e, AgentEvent)]
     results = []
     for out in outputs:
-        needle = normalise(out)
+        needle = out.lower() if mode == "substring" else normalise(out)
         turn = next((t for t, txt in agent if needle in txt), None)
         results.append(OutputCheck(output=out, found=turn is not None, turn=turn))
     return results

@@ -72,7 +72,15 @@ def tool_before_reply_matching(events, idx, params):
 
 @check("clarify_before_action")
 def clarify_before_action(events, idx, params):
+    """Only the first reply after an ambiguous request is held to it: once the agent has
+    asked and been answered, later replies (e.g. reporting the agreed action) are not."""
     u = _last_user_index(events, idx)
+    first_user = next((i for i, e in enumerate(events) if isinstance(e, UserEvent)), u)
+    earlier_question = any(
+        isinstance(e, AgentEvent) and "?" in e.content for e in events[first_user + 1 : u]
+    )
+    if earlier_question:
+        return "NOT_APPLICABLE", "the agent already asked a clarifying question earlier"
     mutating = set(params.get("mutating_tools", []))
     acted = [e.call.name for e in events[u + 1 : idx] if isinstance(e, ToolEvent) and e.side == "agent" and e.call.name in mutating]
     if acted:

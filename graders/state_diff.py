@@ -1,10 +1,12 @@
 """Row- and column-level diff of two SQLite states, done by SQLite itself.
 
 The goal database is attached next to the episode's database and each table
-is compared with ``EXCEPT`` in both directions over the columns that count
-(declared ignored columns left out). Rows that differ are paired by primary
-key into *changed* (with each differing column's actual and expected value),
-*unexpected* (only in the actual state) and *missing* (only in the goal).
+is compared by SQLite: a join on the primary key finds rows whose counted
+columns differ (``IS NOT``, so NULLs compare as values) or that exist on one
+side only; tables without a primary key fall back to ``EXCEPT`` both ways.
+Declared ignored columns are left out. Rows are reported as *changed* (with
+each differing column's actual and expected value), *unexpected* (only in the
+actual state) and *missing* (only in the goal).
 
 Only tables that either side could have touched need comparing; callers pass
 them (``tables``), and ``tables=None`` compares everything.
@@ -66,13 +68,16 @@ def _diff_attached(conn, a: str, b: str, metadata: MetaData, tables, ignore) -> 
         t = metadata.tables[name]
         pk = [c.name for c in t.primary_key.columns]
         cols = [c.name for c in t.columns if c.name not in ignored.get(name, set()) or c.name in pk]
-        sel = ", ".join(_q(c) for c in cols)
-        only_a = conn.execute(
-            f"SELECT {sel} FROM {a}.{_q(name)} EXCEPT SELECT {sel} FROM {b}.{_q(name)}"
-        ).fetchall()
-        only_b = conn.execute(
-            f"SELECT {sel} FROM {b}.{_q(name)} EXCEPT SELECT {sel} FROM {a}.{_q(name)}"
-        ).fetchall()
+        if pk:
+            only_a, only_b = _pk_join(conn, a, b, name, cols, pk)
+        else:
+            sel = ", ".join(_q(c) for c in cols)
+            only_a = conn.execute(
+                f"SELECT {sel} FROM {a}.{_q(name)} EXCEPT SELECT {sel} FROM {b}.{_q(name)}"
+            ).fetchall()
+            only_b = conn.execute(
+                f"SELECT {sel} FROM {b}.{_q(name)} EXCEPT SELECT {sel} FROM {a}.{_q(name)}"
+            ).fetchall()
         if not only_a and not only_b:
             continue
         td = TableDiff(table=name)
@@ -96,6 +101,23 @@ def _diff_attached(conn, a: str, b: str, metadata: MetaData, tables, ignore) -> 
                 td.missing.append(dict(zip(cols, rb)))
         out.append(td)
     return out
+
+
+def _pk_join(conn, a: str, b: str, name: str, cols: list[str], pk: list[str]):
+    """Rows of a (resp. b) that differ from, or are absent in, the other side."""
+    t = _q(name)
+    on = " AND ".join(f"x.{_q(k)} = y.{_q(k)}" for k in pk)
+    differs = " OR ".join(f"x.{_q(c)} IS NOT y.{_q(c)}" for c in cols if c not in pk) or "0"
+    sel_x = ", ".join(f"x.{_q(c)}" for c in cols)
+    absent = f"y.{_q(pk[0])} IS NULL"
+    only_a = conn.execute(
+        f"SELECT {sel_x} FROM {a}.{t} x LEFT JOIN {b}.{t} y ON {on} WHERE {absent} OR {differs}"
+    ).fetchall()
+    # From b: the rows a lacks, plus b's side of the rows that differ.
+    only_b = conn.execute(
+        f"SELECT {sel_x} FROM {b}.{t} x LEFT JOIN {a}.{t} y ON {on} WHERE {absent} OR {differs}"
+    ).fetchall()
+    return only_a, only_b
 
 
 def render_diff(diffs: list[TableDiff], limit: int = 20) -> str:

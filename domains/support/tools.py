@@ -825,9 +825,3 @@ def check_email_inbox(session: Session, customer_id: CustomerId) -> str:
 
 
 USER_TOOLS = [check_doorstep, ask_neighbour, view_order_in_app, check_bank_statement, check_email_inbox]
-
-# The engine asks for every tool schema at every step and pydantic rebuilds it each
-# time (two thirds of a scripted episode's run time). The schemas never change, so
-# freeze them once here; envs.tools.Tool.schema could cache this for every domain.
-for _t in AGENT_TOOLS + USER_TOOLS:
-    _t._schema_override = _t.schema()

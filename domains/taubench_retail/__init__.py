@@ -123,6 +123,8 @@ def make_domain() -> TaubenchRetailDomain:
         user_tools=ToolSet("user"),
         package_dir=Path(__file__).resolve().parent,
         default_agent="gold",
+        # tau-bench's own output rule, for parity with its rewards.
+        outputs_mode="substring",
         description="tau-bench retail: 16 tools, 115 test tasks, state in SQLite",
     )
     holder.append(dom)

@@ -20,25 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from envs.domain import Domain
+from envs.tools import ToolSet
 from envs.specs import SpecError, Task
 
 DEFAULT_PROBLEM_TASKS = 20
-
-
-def _cached_toolset(side: str, tools: list):
-    """A ToolSet whose schemas are built once (the engine asks for them every turn)."""
-    from envs.tools import ToolSet
-
-    class CachedToolSet(ToolSet):
-        _cache: list[dict] | None = None
-
-        def schemas(self) -> list[dict]:
-            if self._cache is None:
-                self._cache = super().schemas()
-            return [dict(s) for s in self._cache]
-
-    base = ToolSet.of(side, tools)
-    return CachedToolSet(side=base.side, tools=base.tools)
 
 
 class TutoringDomain(Domain):
@@ -68,27 +53,10 @@ class TutoringDomain(Domain):
         problems = list(self.problems.values())
         return build_template(self.base, lambda session, s: seed(session, s, problems), self.seed)
 
-    def goal(self, task: Task):
-        if task.id not in self._goal:
-            from envs.state import EpisodeState
-
-            st = EpisodeState(self.base, self.initial_bytes(task))
-            problems = []
-            for a in task.expected_actions:
-                tools = self.agent_tools if a.name in self.agent_tools else self.user_tools
-                out = tools.call(st.session, a.name, a.arguments)
-                if not out.ok:
-                    problems.append(f"{a.name}: {out.output}")
-            self._goal[task.id] = (st.snapshot(), set(st.dirty_tables), problems)
-            st.close()
-        return self._goal[task.id]
-
     # -- tasks ----------------------------------------------------------------------------
 
     def validate_task(self, task: Task, path: Path | str) -> None:
-        agent_only = [a for a in task.expected_actions if a.name not in self.user_tools]
-        probe = task.model_copy(update={"expected_actions": agent_only})
-        super().validate_task(probe, path)
+        super().validate_task(task, path)
         pid = task.extra.get("problem_id")
         if pid not in self.problems:
             raise SpecError(f"{path}: extra.problem_id: unknown problem {pid!r}")
@@ -157,8 +125,8 @@ def make_tutoring_domain() -> TutoringDomain:
         gym_id="Tutoring-v0",
         base=Base,
         seed_fn=seed_handwritten,  # build_template seeds the configured problems instead
-        agent_tools=_cached_toolset("agent", AGENT_TOOLS),
-        user_tools=_cached_toolset("user", USER_TOOLS),
+        agent_tools=ToolSet.of("agent", AGENT_TOOLS),
+        user_tools=ToolSet.of("user", USER_TOOLS),
         package_dir=Path(__file__).resolve().parent,
         scripted_agents={"socratic": SocraticTutor, "teller": TellerTutor},
         default_agent="socratic",
