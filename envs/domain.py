@@ -27,6 +27,7 @@ from envs.tools import ToolSet
 
 if TYPE_CHECKING:
     from envs.actors import Agent
+    from envs.state import Touched
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,10 +107,11 @@ class Domain:
                 raise SpecError(f"task {task.id}: {e}") from None
         return self._initial[task.id]
 
-    def goal(self, task: Task) -> tuple[bytes, set[str], list[str]]:
+    def goal(self, task: Task) -> tuple[bytes, "Touched", list[str]]:
         """The goal state: the task's expected actions replayed on a fresh copy.
 
-        Returns (bytes, tables the replay touched, error outputs of actions that failed).
+        Returns (bytes, what the replay touched (iterates as table names), error
+        outputs of actions that failed).
         Cached per task: annotators write actions, not rows.
         """
         if task.id not in self._goal:
@@ -126,7 +128,7 @@ class Domain:
                 out = tools.call(st.session, a.name, a.arguments)
                 if not out.ok:
                     problems.append(f"{a.name}: {out.output}")
-            self._goal[task.id] = (st.snapshot(), set(st.dirty_tables), problems)
+            self._goal[task.id] = (st.snapshot(), st.touched.copy(), problems)
         return self._goal[task.id]
 
     # -- data -------------------------------------------------------------------------

@@ -7,8 +7,10 @@ episode is ``deserialize`` of those bytes into the episode's own in-memory
 connection: a memory copy, never a rebuild or a reseed.
 
 Each ``EpisodeState`` owns one in-memory SQLite connection, one SQLAlchemy
-engine bound to it, and one ``Session``. Tables touched through the ORM are
-recorded (``dirty_tables``) so the grader only compares what could differ.
+engine bound to it, and one ``Session``. Rows written through the ORM are
+recorded (``touched``: table -> primary keys) so the grader only compares what
+could differ; a bulk ORM statement (``session.execute(update(...))``) marks its
+whole table. Tools mutate state only through the ORM session, so this is exact.
 """
 
 from __future__ import annotations
@@ -29,6 +31,30 @@ def _connect() -> sqlite3.Connection:
     return conn
 
 
+class Touched:
+    """What a sequence of writes may have changed: rows by primary key, or whole tables."""
+
+    def __init__(self, rows: dict[str, set[tuple]] | None = None, full: set[str] | None = None):
+        self.rows: dict[str, set[tuple]] = rows or {}
+        self.full: set[str] = full or set()
+
+    def __iter__(self):
+        return iter(set(self.rows) | self.full)
+
+    def __or__(self, other: "Touched") -> "Touched":
+        rows = {t: set(k) for t, k in self.rows.items()}
+        for t, k in other.rows.items():
+            rows.setdefault(t, set()).update(k)
+        return Touched(rows, self.full | other.full)
+
+    def keys_for(self, table: str) -> set[tuple] | None:
+        """Primary keys to compare in ``table``; None means the whole table."""
+        return None if table in self.full else self.rows.get(table, set())
+
+    def copy(self) -> "Touched":
+        return Touched({t: set(k) for t, k in self.rows.items()}, set(self.full))
+
+
 # One compiled-statement cache per schema, shared by every episode's engine:
 # otherwise each new engine recompiles every statement its tools run.
 _COMPILED: dict[int, LRUCache] = {}
@@ -47,21 +73,39 @@ class EpisodeState:
             compiled_cache=cache
         )
         self.session = Session(self.engine, expire_on_commit=True, autoflush=True)
-        self.dirty_tables: set[str] = set()
+        self.touched = Touched()
         event.listen(self.session, "after_flush", self._track)
+        event.listen(self.session, "do_orm_execute", self._track_bulk)
+
+    @property
+    def dirty_tables(self) -> set[str]:
+        return set(self.touched)
 
     def _track(self, session: Session, _ctx: Any) -> None:
         for obj in list(session.new) + list(session.dirty) + list(session.deleted):
             mapper = sa_inspect(obj).mapper
-            for t in mapper.tables:
-                self.dirty_tables.add(t.name)
+            if len(mapper.tables) != 1:
+                for t in mapper.tables:
+                    self.touched.full.add(t.name)
+                continue
+            key = tuple(mapper.primary_key_from_instance(obj))
+            self.touched.rows.setdefault(mapper.local_table.name, set()).add(key)
+
+    def _track_bulk(self, state: Any) -> None:
+        if state.is_insert or state.is_update or state.is_delete:
+            table = getattr(state.statement, "table", None)
+            name = getattr(table, "name", None)
+            if name:
+                self.touched.full.add(name)
+            else:  # cannot tell which table: compare them all
+                self.touched.full.update(self.base.metadata.tables)
 
     def load(self, data: bytes) -> None:
         """Replace the whole database with ``data`` (a reset): drops all ORM state."""
         self.session.rollback()
         self.session.expunge_all()
         self.conn.deserialize(data)
-        self.dirty_tables = set()
+        self.touched = Touched()
 
     def snapshot(self) -> bytes:
         """The database as bytes (flushes pending ORM changes first)."""

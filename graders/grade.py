@@ -17,10 +17,10 @@ from graders.state_diff import diff_connection
 
 
 def grade_episode(domain: Domain, task: Task, state: EpisodeState, events: list[Event]) -> Grade:
-    goal_bytes, goal_tables, _ = domain.goal(task)
+    goal_bytes, goal_touched, _ = domain.goal(task)
     state.session.commit()
-    tables = set(goal_tables) | set(state.dirty_tables)
-    diff = diff_connection(state.conn, goal_bytes, domain.base.metadata, tables, task.ignore_columns)
+    touched = goal_touched | state.touched
+    diff = diff_connection(state.conn, goal_bytes, domain.base.metadata, touched, task.ignore_columns)
     outputs = check_outputs(task.outputs, events, domain.outputs_mode)
     outputs_ok = all(o.found for o in outputs)
     state_match = not diff
