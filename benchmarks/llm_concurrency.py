@@ -1,0 +1,112 @@
+"""How well episodes overlap on one asyncio loop when every LLM call takes 300 ms.
+
+All three roles point at the fake OpenAI server (``tests/fake_llm_server.py``,
+run in its own process so its CPU does not count as the engine's) with a fixed
+latency per call. 64 episodes of the toy domain are played at concurrency 1, 8
+and 64 through the real path (``envs.llm_actors`` -> ``envs.llm`` -> litellm
+-> HTTP). For each: episodes/s, throughput as a fraction of ideal (ideal =
+concurrency x the single-episode rate measured at concurrency 1), and the
+engine's CPU time as a share of wall time (``time.process_time`` / wall).
+
+    python benchmarks/llm_concurrency.py [--episodes 64] [--latency 0.3]
+
+Target at concurrency 64: >= 90% of ideal, <= 2% CPU overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("SITGYM_DOMAINS", "toy_domain")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def start_server(latency: float) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "fake_llm_server.py"), str(latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    url = proc.stdout.readline().strip()
+    if not url.startswith("http"):
+        proc.kill()
+        raise SystemExit("the fake server did not start")
+    return proc, url
+
+
+async def play(domain, factories, n: int, concurrency: int) -> list:
+    from envs.episode import episode_seed, run_episode
+
+    agent_f, user_f, judge_f = factories
+    sem = asyncio.Semaphore(concurrency)
+    task = next(iter(domain.tasks.values()))
+
+    async def one(i: int):
+        async with sem:
+            return await run_episode(
+                domain, task, agent_f(), user_f(), seed=episode_seed(0, task.id, i), repeat=i, judge=judge_f()
+            )
+
+    return await asyncio.gather(*(one(i) for i in range(n)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--episodes", type=int, default=64)
+    ap.add_argument("--latency", type=float, default=0.3)
+    ap.add_argument("--levels", default="1,8,64")
+    args = ap.parse_args()
+
+    from envs.domain import get_domain
+    from envs.llm import litellm_module
+    from envs.llm_cli import make_llm_context
+    from envs.roles import RoleConfig, agent_factory, judge_factory, user_factory
+
+    litellm_module()  # import once, outside the timings
+    proc, url = start_server(args.latency)
+    try:
+        domain = get_domain("toy")
+        roles = {
+            "agent": RoleConfig(spec="openai/fake-agent", api_base=url),
+            "user": RoleConfig(spec="openai/fake-user", api_base=url),
+            "judge": RoleConfig(spec="openai/fake-judge", api_base=url),
+        }
+        cfg = {"llm": {"model_concurrency": 1024, "request_timeout": 30, "max_retries": 0}}
+        ctx = make_llm_context(cfg, roles)
+        factories = (agent_factory(domain, roles["agent"], ctx), user_factory(domain, roles["user"], ctx), judge_factory(domain, roles["judge"], ctx))
+        ctx.preflight()
+        asyncio.run(play(domain, factories, 2, 2))  # warm-up: clients, template, goal state
+
+        single_rate = None
+        print(f"{args.episodes} toy episodes, {args.latency * 1000:.0f} ms per LLM call, server in its own process")
+        print(f"{'concurrency':>11} {'wall s':>8} {'ep/s':>7} {'% ideal':>8} {'CPU s':>7} {'CPU % wall':>10} {'calls':>6} {'errors':>6}")
+        for c in [int(x) for x in args.levels.split(",")]:
+            calls0 = ctx.client.http_calls
+            w0, c0 = time.perf_counter(), time.process_time()
+            recs = asyncio.run(play(domain, factories, args.episodes, c))
+            wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+            rate = args.episodes / wall
+            if single_rate is None:
+                single_rate = rate / c
+            ideal = min(c, args.episodes) * single_rate
+            errors = sum(r.status != "ok" for r in recs)
+            print(
+                f"{c:>11} {wall:>8.2f} {rate:>7.2f} {100 * rate / ideal:>7.1f}% {cpu:>7.2f} {100 * cpu / wall:>9.1f}% "
+                f"{ctx.client.http_calls - calls0:>6} {errors:>6}"
+            )
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+if __name__ == "__main__":
+    main()
