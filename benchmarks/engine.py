@@ -90,7 +90,7 @@ def main() -> None:
     eps = n_eps / (time.perf_counter() - t0)
 
     print(f"domain {d.name}: state {len(template) / 1e6:.2f} MB, template built once in {build_s * 1000:.0f} ms")
-    print(f"{'measure':<34}{'sitgym':>12}{'tau-bench v1':>16}{'ratio':>10}")
+    print(f"{'measure':<34}{'sitgym':>12}{'tau-bench v1':>16}{'faster':>10}")
     print(f"{'env reset (median)':<34}{reset:>10.3f}ms{TAU_RESET_MS:>14.1f}ms{TAU_RESET_MS / reset:>9.0f}x")
     print(f"{'one agent tool call (median)':<34}{call:>10.3f}ms{'':>16}")
     print(f"{'grading one episode (median)':<34}{grade_ms:>10.3f}ms{TAU_GRADE_MS:>14.1f}ms{TAU_GRADE_MS / grade_ms:>9.0f}x")
