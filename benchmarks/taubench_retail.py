@@ -4,7 +4,7 @@
 
 Prints medians beside tau-bench v1's own figures measured on the same class of
 machine (2 cores), with how many times faster sitgym is. Grading is the
-diff of the final state against the goal state over the tables either side
+diff of the final state against the goal state over the rows either side
 wrote, the goal being cached per task as the engine does; the cost of
 computing a goal the first time is printed too. A benchmark, not a test: it
 asserts nothing.
