@@ -74,6 +74,8 @@ class UserTurn:
     rng: random.Random
     call_tool: Callable[[str, dict], str]  # calls a user tool on the shared state
     user_tool_schemas: list[dict] = field(default_factory=list)
+    seed: int | None = None  # the episode's seed (passed to providers that take one)
+    repeat: int | None = None
 
 
 @dataclass

@@ -119,6 +119,8 @@ class Episode:
             rng=self.rng,
             call_tool=self._call_user_tool,
             user_tool_schemas=self.domain.user_tools.schemas(),
+            seed=self.seed,
+            repeat=self.repeat,
         )
         reply = await self.user.reply(turn)
         stop = reply.stop or STOP_TOKEN in reply.content
@@ -213,6 +215,17 @@ class Episode:
             self.state.close()
 
 
+async def _judge_assertions(task: Task, results, events, judge):
+    """Answer the task's ``llm_judge`` assertions with the judge (deterministic ones are kept)."""
+    out = []
+    for spec, res in zip(task.assertions, results):
+        if spec.type == "llm_judge":
+            verdict, why = await judge.judge_question(spec.question, events)
+            res = res.model_copy(update={"result": verdict, "evidence": why, "turn": None})
+        out.append(res)
+    return out
+
+
 async def run_episode(
     domain: Domain,
     task: Task,
@@ -248,6 +261,8 @@ async def run_episode(
         from graders.rules import judge_episode
 
         rec.verdicts = await judge_episode(domain, task, ep.events, judge)
+        if judge is not None and hasattr(judge, "judge_question"):
+            rec.grade.assertions = await _judge_assertions(task, rec.grade.assertions, ep.events, judge)
     except InfraError as e:
         rec.status, rec.error, rec.error_role, rec.error_kind = "error", str(e), e.role, e.kind
         ep.termination = ep.termination or "error"

@@ -362,7 +362,7 @@ class LLMUser:
             tools=(schemas or None) if not json_mode else None,
             response_format=response_format_for(action_schema(schemas), "user_action") if json_mode else None,
             seed=self.episode_seed,
-            repeat=None,
+            repeat=getattr(turn, "repeat", None),
             attempt=attempt,
             usage=self.usage,
         )
@@ -405,9 +405,9 @@ class LLMUser:
 
     async def reply(self, turn: UserTurn) -> UserReply:
         if self.episode_seed is None:
-            self.episode_seed = getattr(turn, "seed", None) or rng_fingerprint(turn.rng)
+            self.episode_seed = turn.seed if turn.seed is not None else rng_fingerprint(turn.rng)
             if EPISODE.get() is None:
-                EPISODE.set((self.episode_seed, None))
+                EPISODE.set((self.episode_seed, turn.repeat))
         self._update_pending(turn)
         text = await self._one_message(turn)
         if STOP_TOKEN in text and self.pending and not self.guard_used:
@@ -444,7 +444,7 @@ def rng_fingerprint(rng: Any) -> int:
 
 VERDICTS = ("FOLLOWED", "VIOLATED", "NOT_APPLICABLE", "NEEDS_REVIEW")
 
-JUDGE_SYSTEM = """You judge one reply of a customer-service agent against a list of rules.
+JUDGE_SYSTEM = """You judge one reply of an AI agent (a customer-service agent, a tutor, ...) against a list of rules.
 For each rule: first a short rationale (one or two sentences, quoting the reply where useful), then a verdict:
 FOLLOWED (the reply complies), VIOLATED (it breaks the rule), NOT_APPLICABLE (the rule does not apply to this reply),
 or NEEDS_REVIEW (you cannot tell from what you see).
@@ -601,7 +601,7 @@ class LLMJudge:
         msgs = [
             {
                 "role": "system",
-                "content": 'You answer a yes/no question about a support conversation. Answer with one JSON object: {"rationale": "<why>", "answer": "yes" | "no" | "unsure"}',
+                "content": 'You answer a yes/no question about a conversation between an AI agent and a user. Answer with one JSON object: {"rationale": "<why>", "answer": "yes" | "no" | "unsure"}',
             },
             {"role": "user", "content": f"# Conversation\n{render_dialogue(events)}\n\n# Question\n{question}"},
         ]

@@ -253,6 +253,7 @@ async def run_calibration(domain, items: list[GoldItem], judge, seed: int = 0, c
                 "rule": it.rule,
                 "situation": it.situation,
                 "label": it.label,
+                "source": it.source,
                 "verdict": v.verdict if v else "NEEDS_REVIEW",
                 "rationale": v.rationale if v else "the judge returned no verdict for this rule",
             }
@@ -261,10 +262,24 @@ async def run_calibration(domain, items: list[GoldItem], judge, seed: int = 0, c
 
 
 def report(rows: list[dict], threshold: float) -> dict:
+    """Per-rule statistics. The judge's prompt shows each rule's good and bad example, so
+    gold items copied from those examples are easy for it: trust is decided on the other
+    items when a rule has at least two, and both accuracies are reported."""
     by_rule: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    written: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for r in rows:
         by_rule[r["rule"]].append((r["label"], r["verdict"]))
-    rules = {rid: rule_stats(pairs, threshold) for rid, pairs in sorted(by_rule.items())}
+        if r.get("source") != "rule example":
+            written[r["rule"]].append((r["label"], r["verdict"]))
+    rules = {}
+    for rid, pairs in sorted(by_rule.items()):
+        st = rule_stats(pairs, threshold)
+        w = written.get(rid, [])
+        st["accuracy_without_rule_examples"] = rule_stats(w)["accuracy"] if w else None
+        st["items_without_rule_examples"] = len(w)
+        if len(w) >= 2:
+            st["trustworthy"] = st["accuracy_without_rule_examples"] >= threshold
+        rules[rid] = st
     overall = rule_stats([p for pairs in by_rule.values() for p in pairs], threshold)
     return {
         "threshold": threshold,
@@ -281,13 +296,15 @@ def print_report(cal: dict, console=None) -> None:
 
     console = console or Console()
     t = Table(title=f"judge calibration: {cal.get('judge')} on {cal['overall']['items']} gold replies")
-    for col in ("rule", "accuracy", "correct/items", "false VIOLATED", "false FOLLOWED", "strict:lenient", "needs review", "trust"):
+    for col in ("rule", "accuracy", "w/o rule examples", "correct/items", "false VIOLATED", "false FOLLOWED", "strict:lenient", "needs review", "trust"):
         t.add_column(col)
     for rid, s in cal["rules"].items():
         ratio = "-" if s["strict_lenient_ratio"] is None else f"{s['strict_lenient_ratio']:.2f}"
+        aw = s.get("accuracy_without_rule_examples")
         t.add_row(
             rid,
             f"{s['accuracy']:.2f}",
+            "-" if aw is None else f"{aw:.2f} ({s['items_without_rule_examples']})",
             f"{s['correct']}/{s['items']}",
             str(s["false_violated"]),
             str(s["false_followed"]),
