@@ -85,7 +85,12 @@ def clarify_before_action(events, idx, params):
     acted = [e.call.name for e in events[u + 1 : idx] if isinstance(e, ToolEvent) and e.side == "agent" and e.call.name in mutating]
     if acted:
         return "VIOLATED", f"called {acted[0]} before asking what the customer meant"
-    n = _reply(events, idx).count("?")
+    reply = _reply(events, idx)
+    commit = params.get("commit_pattern")
+    m = re.search(commit, reply, re.I) if commit else None
+    if m:
+        return "VIOLATED", f"committed to one reading ({m.group(0)!r}) instead of asking which was meant"
+    n = reply.count("?")
     if n == 1:
         return "FOLLOWED", "asked exactly one clarifying question before acting"
     if n == 0:

@@ -1,0 +1,64 @@
+"""The offline rule profile separates the careful agent from the eager one on R1 and R2
+(deterministic checks only), and the run says which rules went unjudged."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from envs.domain import get_domain
+from envs.episode import episode_seed, run_episode
+from envs.report import summarize
+from envs.state import EpisodeState
+from envs.users import ScriptedUser
+
+
+def _profile(agent: str, task_ids: list[str], repeats: int) -> dict:
+    d = get_domain("support")
+    state = EpisodeState(d.base, d.template())
+    recs = []
+
+    async def play():
+        for tid in task_ids:
+            for r in range(repeats):
+                recs.append(
+                    await run_episode(
+                        d, d.tasks[tid], d.scripted_agents[agent](), ScriptedUser(),
+                        seed=episode_seed(0, tid, r), repeat=r, state=state,
+                    )
+                )
+
+    asyncio.run(play())
+    state.close()
+    return summarize(recs, {"domain": "support", "repeats": repeats}, domain=d)
+
+
+@pytest.fixture(scope="module")
+def profiles():
+    d = get_domain("support")
+    ids = sorted(t for t in d.tasks if t.startswith("sup_ambig")) + ["sup_lost_parcel_refund", "sup_damaged_replacement"]
+    return _profile("careful", ids, 6), _profile("eager", ids, 6)
+
+
+def test_r1_and_r2_separate_the_agents(profiles):
+    careful, eager = profiles
+    for rule in ("R1", "R2"):
+        c, e = careful["rules"][rule], eager["rules"][rule]
+        assert c["judged"] >= 3 and e["judged"] >= 3, (rule, c["judged"], e["judged"])
+        assert c["compliance"] == 1.0, (rule, c)
+        assert e["compliance"] <= 0.8, (rule, e)
+        # not an artefact of small numbers: the intervals do not overlap
+        assert e["ci95"][1] < c["ci95"][0] or e["compliance"] == 0.0
+    assert careful["pass_hat_k"]["1"] == 1.0 and eager["pass_hat_k"]["1"] < 0.5
+
+
+def test_unjudged_rules_are_named_with_turn_counts(profiles):
+    careful, _ = profiles
+    d = get_domain("support")
+    no_check = {r.id for r in d.rules.values() if r.check is None}
+    assert set(careful["unjudged"]) <= no_check and careful["unjudged"]
+    assert all(n > 0 for n in careful["unjudged"].values())
+    # every rule x situation pair the domain defines appears in coverage, exercised or not
+    pairs = {(r, s.id) for s in d.situations.values() for r in s.rules}
+    assert pairs == {(r, s) for r, cells in careful["coverage"].items() for s in cells}
