@@ -12,7 +12,9 @@ Contract
 * The observation is what the agent sees next: the user's reply, or for tool
   calls a JSON list of ``{"tool_call_id", "name", "content"}``. ``info``
   carries ``observation_kind``, the tool schemas and policy (on reset), the
-  new transcript events, and at the end the grade and its diff.
+  new transcript events as the agent may see them (no situation labels, no
+  user-side tool calls), and at the end the grade, its diff and the full
+  transcript.
 * ``terminated`` when the user stops or the agent transfers to a human;
   ``truncated`` on the turn budget (or too many tool calls in one turn).
 * ``reward`` is 0.0 until the end, then the grader's 1.0 / 0.0.
@@ -135,9 +137,20 @@ class SitgymEnv(gymnasium.Env):
             "observation_kind": "user",
             "tools": self.domain.agent_tools.schemas(),
             "policy": self.domain.policy,
-            "events": [e.model_dump() for e in self._ep.events],
+            "events": self._visible(self._ep.events),
         }
         return _fit(opening), info
+
+    @staticmethod
+    def _visible(events) -> list[dict]:
+        """Events as the agent may see them: no situation labels, no user-side tool calls."""
+        from envs.records import ToolEvent, UserEvent
+
+        return [
+            (e.model_copy(update={"situation": None}) if isinstance(e, UserEvent) else e).model_dump()
+            for e in events
+            if not (isinstance(e, ToolEvent) and e.side == "user")
+        ]
 
     def step(self, action):
         if self._ep is None:
@@ -147,7 +160,7 @@ class SitgymEnv(gymnasium.Env):
         self._seen = len(self._ep.events)
         info: dict[str, Any] = {
             "observation_kind": res.kind,
-            "events": [e.model_dump() for e in new],
+            "events": self._visible(new),
             "turn": self._ep.turn,
         }
         reward = 0.0
@@ -156,6 +169,8 @@ class SitgymEnv(gymnasium.Env):
             reward = grade.reward
             info["grade"] = grade.model_dump()
             info["termination"] = self._ep.termination
+            # The whole record (situations, the user's own tool calls) once nothing is left to play.
+            info["transcript"] = [e.model_dump() for e in self._ep.events]
         if self.render_mode == "human":
             print(self.render())
         return _fit(res.observation), reward, res.terminated, res.truncated, info
