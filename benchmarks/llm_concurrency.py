@@ -44,19 +44,17 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
 
 
 async def play(domain, factories, n: int, concurrency: int) -> list:
-    from envs.episode import episode_seed, run_episode
+    """The runner's own loop (envs.run._play): a state per slot, each record appended and fsynced."""
+    import tempfile
 
-    agent_f, user_f, judge_f = factories
-    sem = asyncio.Semaphore(concurrency)
+    from envs.run import _play
+    from envs.store import RunStore
+
     task = next(iter(domain.tasks.values()))
-
-    async def one(i: int):
-        async with sem:
-            return await run_episode(
-                domain, task, agent_f(), user_f(), seed=episode_seed(0, task.id, i), repeat=i, judge=judge_f()
-            )
-
-    return await asyncio.gather(*(one(i) for i in range(n)))
+    with tempfile.TemporaryDirectory() as d:
+        store = RunStore(Path(d))
+        await _play(domain, [(task.id, i, 0) for i in range(n)], factories, store, concurrency, lambda rec: None)
+        return list(store.load().values())
 
 
 def main() -> None:
@@ -103,9 +101,57 @@ def main() -> None:
                 f"{c:>11} {wall:>8.2f} {rate:>7.2f} {100 * rate / ideal:>7.1f}% {cpu:>7.2f} {100 * cpu / wall:>9.1f}% "
                 f"{ctx.client.http_calls - calls0:>6} {errors:>6}"
             )
+        # Where the CPU goes at the highest level: self time by package, under cProfile.
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        c = int(args.levels.split(",")[-1])
+        prof.enable()
+        asyncio.run(play(domain, factories, args.episodes, c))
+        prof.disable()
+        stats = pstats.Stats(prof).stats
+        shares: dict[str, float] = {}
+        for func, (_, _, self_t, _, callers) in stats.items():
+            b = _owner(func, stats)
+            shares[b] = shares.get(b, 0.0) + self_t
+        total = sum(shares.values()) or 1.0
+        calls = args.episodes * 4
+        print(f"CPU self time at concurrency {c}, by package (under cProfile, so slower than above):")
+        for name, t in sorted(shares.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:<34}{100 * t / total:>6.1f}%   {1000 * t / calls:>6.2f} ms per LLM call")
     finally:
         proc.terminate()
         proc.wait(5)
+
+
+def _owner(func, stats, depth: int = 0) -> str:
+    """The bucket of a function; builtins and stdlib helpers belong to their heaviest caller."""
+    b = _bucket(func[0])
+    if b not in ("other (stdlib, builtins)", "asyncio event loop") or depth > 6:
+        return b
+    callers = stats.get(func, (0, 0, 0, 0, {}))[4]
+    if not callers:
+        return b
+    heaviest = max(callers.items(), key=lambda kv: kv[1][2] if isinstance(kv[1], tuple) else 0)[0]
+    owner = _owner(heaviest, stats, depth + 1)
+    return owner if owner not in ("other (stdlib, builtins)",) else b
+
+
+def _bucket(path: str) -> str:
+    """Which part of the program a source file belongs to."""
+    p = path.replace("\\", "/")
+    for part in ("/envs/", "/graders/", "/domains/", "/tests/toy_domain/"):
+        if part in p and "site-packages" not in p:
+            return "sitgym engine (envs, graders, domains)"
+    for pkg in ("litellm", "openai", "httpx", "httpcore", "aiohttp", "pydantic", "tiktoken", "tenacity", "h11", "anyio"):
+        if f"site-packages/{pkg}" in p:
+            return "LLM client (litellm, openai, httpx, ...)"
+    if "asyncio" in p or "selectors" in p:
+        return "asyncio event loop"
+    if "sqlalchemy" in p or "sqlite" in p:
+        return "SQLAlchemy / SQLite"
+    return "other (stdlib, builtins)"
 
 
 if __name__ == "__main__":
