@@ -33,6 +33,9 @@ from envs.state import EpisodeState
 
 # A turn in which the agent only calls tools may not go on forever.
 MAX_STEPS_PER_TURN = 30
+# An agent whose replies fail this many times in a row (unparseable, empty, unknown tool,
+# bad arguments) is stopped: more steps would only burn tokens.
+MAX_CONSECUTIVE_AGENT_ERRORS = 5
 
 
 class InfraError(Exception):
@@ -77,6 +80,7 @@ class Episode:
     steps_this_turn: int = 0
     termination: str | None = None
     agent_errors: int = 0
+    errors_in_a_row: int = 0
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -161,15 +165,17 @@ class Episode:
         if action.parse_error:
             self.agent_errors += 1
             self.events.append(ErrorEvent(turn=self.turn, role="agent", message=action.parse_error))
-            return self._count_step(StepResult(f"Error: {action.parse_error}", kind="error"))
+            return self._count_step(StepResult(f"Error: {action.parse_error}", kind="error"), failed=True)
         if action.tool_calls:
             outputs = []
+            failed = False
             for call in action.tool_calls:
                 if not call.id:
                     call = call.model_copy(update={"id": f"call_{len(self.events)}"})
                 out = self.domain.agent_tools.call(self.state.session, call.name, call.arguments)
                 if not out.ok and out.error_kind in ("unknown_tool", "bad_arguments"):
                     self.agent_errors += 1
+                    failed = True
                 self.events.append(
                     ToolEvent(turn=self.turn, call=call, output=out.output, ok=out.ok, error_kind=out.error_kind)
                 )
@@ -179,14 +185,17 @@ class Episode:
                     self.termination = "transfer"
                     break
             res = StepResult(json.dumps(outputs), kind="tool", terminated=self.termination == "transfer")
-            return res if res.terminated else self._count_step(res)
+            return res if res.terminated else self._count_step(res, failed=failed)
         content = (action.content or "").strip()
         if not content:
             self.agent_errors += 1
             self.events.append(ErrorEvent(turn=self.turn, role="agent", message="empty action"))
-            return self._count_step(StepResult("Error: the action had neither a message nor tool calls", kind="error"))
+            return self._count_step(
+                StepResult("Error: the action had neither a message nor tool calls", kind="error"), failed=True
+            )
         self.turn += 1
         self.steps_this_turn = 0
+        self.errors_in_a_row = 0
         self.events.append(AgentEvent(turn=self.turn, content=content))
         if self.turn >= self.task.scenario.max_turns:
             self.termination = "max_turns"
@@ -196,9 +205,13 @@ class Episode:
             self.termination = "user_stop"
         return StepResult(ev.content, kind="user", terminated=ev.stop)
 
-    def _count_step(self, res: StepResult) -> StepResult:
+    def _count_step(self, res: StepResult, failed: bool = False) -> StepResult:
         self.steps_this_turn += 1
-        if self.steps_this_turn >= MAX_STEPS_PER_TURN:
+        self.errors_in_a_row = self.errors_in_a_row + 1 if failed else 0
+        if self.errors_in_a_row >= MAX_CONSECUTIVE_AGENT_ERRORS:
+            self.termination = "agent_error_limit"
+            res.truncated = True
+        elif self.steps_this_turn >= MAX_STEPS_PER_TURN:
             self.termination = "max_steps"
             res.truncated = True
         return res

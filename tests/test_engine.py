@@ -124,6 +124,21 @@ def test_agent_errors_are_counted(toy):
     ep.close()
 
 
+def test_an_agent_failing_in_a_row_is_stopped(toy):
+    from envs.episode import MAX_CONSECUTIVE_AGENT_ERRORS
+
+    ep = Episode(toy, toy.tasks["toy-deposit"], ScriptedUser(), seed=1)
+    asyncio.run(ep.start())
+    asyncio.run(ep.step(AgentAction(parse_error="garbage")))
+    asyncio.run(ep.step(AgentAction.call("get_account", account_id="A001")))  # a good step resets the count
+    for _ in range(MAX_CONSECUTIVE_AGENT_ERRORS - 1):
+        asyncio.run(ep.step(AgentAction(parse_error="garbage")))
+    assert not ep.done
+    res = asyncio.run(ep.step(AgentAction(parse_error="garbage")))
+    assert ep.done and res.truncated and ep.termination == "agent_error_limit"
+    ep.close()
+
+
 def test_gym_env_passes_check_env():
     register_envs()
     env = gymnasium.make("sitgym/Toy-v0")
