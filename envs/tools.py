@@ -127,10 +127,10 @@ class Tool:
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
 
-    def validate(self, arguments: dict | str | None) -> dict:
-        """Parse and validate the arguments; raise ``ToolError`` with a clear reason."""
+    def decode(self, arguments: dict | str | None) -> dict:
+        """The arguments as a dict (a JSON string is parsed); ``ToolError`` if they are not an object."""
         if arguments is None or arguments == "":
-            arguments = {}
+            return {}
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments)
@@ -138,6 +138,11 @@ class Tool:
                 raise ToolError(f"arguments for {self.name} are not valid JSON ({e.msg})") from None
         if not isinstance(arguments, dict):
             raise ToolError(f"arguments for {self.name} must be a JSON object")
+        return arguments
+
+    def validate(self, arguments: dict | str | None) -> dict:
+        """Parse and validate the arguments; raise ``ToolError`` with a clear reason."""
+        arguments = self.decode(arguments)
         try:
             model = self.args_model.model_validate(arguments)
         except ValidationError as e:
@@ -160,8 +165,12 @@ class Tool:
             return ToolOutcome(f"Error: {e}", ok=False, error_kind="refused")
         except Exception as e:  # a tool bug must not take the episode down; it is recorded
             session.rollback()
-            return ToolOutcome(f"Error: {e}", ok=False, error_kind="crashed")
+            return ToolOutcome(f"Error: {e}", ok=False, error_kind=self.failure_kind(e, kwargs))
         return ToolOutcome(render_result(result), ok=True)
+
+    def failure_kind(self, error: Exception, kwargs: dict) -> str:
+        """How to count an unexpected exception: a tool crash (default), or e.g. the caller's bad arguments."""
+        return "crashed"
 
 
 def render_result(result: Any) -> str:

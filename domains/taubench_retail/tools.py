@@ -62,33 +62,12 @@ class TauTool(Tool):
 
     def validate(self, arguments: dict | str | None) -> dict:
         """Only decode: tau-bench hands the model's arguments to the tool as they are."""
-        if arguments is None or arguments == "":
-            return {}
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError as e:
-                raise ToolError(f"arguments for {self.name} are not valid JSON ({e.msg})") from None
-        if not isinstance(arguments, dict):
-            raise ToolError(f"arguments for {self.name} must be a JSON object")
-        return arguments
+        return self.decode(arguments)
 
-    def __call__(self, session: Session, arguments: dict | str | None = None) -> ToolOutcome:
-        try:
-            kwargs = self.validate(arguments)
-        except ToolError as e:
-            return ToolOutcome(f"Error: {e}", ok=False, error_kind="bad_arguments")
-        try:
-            result = self.fn(session, **kwargs)
-            session.commit()
-        except ToolError as e:
-            session.rollback()
-            return ToolOutcome(f"Error: {e}", ok=False, error_kind="refused")
-        except Exception as e:  # tau-bench: observation = f"Error: {e}"
-            session.rollback()
-            kind = "crashed" if self._conforms(kwargs) else "bad_arguments"
-            return ToolOutcome(f"Error: {e}", ok=False, error_kind=kind)
-        return ToolOutcome(result, ok=True)
+    def failure_kind(self, error: Exception, kwargs: dict) -> str:
+        # tau-bench turns any exception into the observation f"Error: {e}"; arguments that do not
+        # fit the schema make it the caller's error, otherwise it is a crash of the tool.
+        return "crashed" if self._conforms(kwargs) else "bad_arguments"
 
     def _conforms(self, kwargs: dict) -> bool:
         """Do the arguments bind and have the schema's types? (Only classifies a failure.)"""
