@@ -200,7 +200,7 @@ def print_summary(summary: dict, console=None) -> None:
         cols = ["rule", "compliance", "followed/judged", "95% CI"]
         if calibrated:
             cols += ["corrected", "corrected 95% CI", "judge acc."]
-        cols += ["needs review", "unjudged", "judged turns by situation"]
+        cols += ["needs review", "unjudged", "weakest situation"]
         for col in cols:
             rt.add_column(col)
         fmt_ci = lambda ci: f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""  # noqa: E731
@@ -218,10 +218,12 @@ def print_summary(summary: dict, console=None) -> None:
                     fmt_ci(e.get("corrected_ci95")),
                     "-" if e.get("judge_accuracy") is None else f"{e['judge_accuracy']:.2f}",
                 ]
+            judged_cells = [(c["compliance"], s, c) for s, c in e["by_situation"].items() if c["judged"]]
+            weakest = min(judged_cells, key=lambda x: x[0]) if judged_cells else None
             row += [
                 str(e["needs_review"]),
                 str(e["unjudged"]),
-                ", ".join(f"{s}:{c['judged']}" for s, c in e["by_situation"].items()),
+                f"{weakest[1]} {weakest[2]['followed']}/{weakest[2]['judged']}" if weakest else "-",
             ]
             rt.add_row(*row)
         console.print(rt)

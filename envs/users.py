@@ -160,7 +160,10 @@ class HumanUser:
         if turn.situation:
             console.print(f"[dim]situation to play: {turn.situation.id}: {turn.situation.how_to_play}[/dim]")
         while True:
-            text = console.input("[green]you:[/green] ").strip()
+            try:
+                text = console.input("[green]you:[/green] ").strip()
+            except EOFError:  # input closed (Ctrl-D): the person is done
+                return UserReply(STOP_TOKEN, stop=True)
             if text.startswith("/tool "):
                 name, _, args = text[6:].partition(" ")
                 try:

@@ -118,3 +118,17 @@ def test_kill_and_resume_loses_and_repeats_nothing(tmp_path):
     assert len(keys) == len(set(keys)) == n
     s = json.loads((out / "summary.json").read_text())
     assert s["episodes"] == n and s["pass_hat_k"]["1"] == 1.0
+
+
+def test_a_person_can_play_the_user(tmp_path):
+    out = tmp_path / "human"
+    typed = 'Please deposit 500 into A001.\n/tool check_balance_app {"account_id": "A001"}\n/stop\n'
+    res = subprocess.run(
+        [sys.executable, "-m", "envs.run", "--domain", "toy", "--user", "human", "--out", str(out), "--quiet"],
+        input=typed, env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "Your goal: Put 500 into account A001." in res.stdout and "balance 2971" in res.stdout
+    (rec,) = _records(out)
+    assert rec["reward"] == 1.0 and rec["termination"] == "user_stop"
+    assert [e["kind"] for e in rec["transcript"]] == ["user", "tool", "agent", "tool", "user"]
