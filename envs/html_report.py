@@ -39,6 +39,7 @@ def _pass_k_svg(s: dict) -> str:
         if ci:
             y0, y1 = (h - pad - c * (h - 2 * pad) for c in ci)
             parts.append(f'<line x1="{x + bw / 2}" y1="{y0:.1f}" x2="{x + bw / 2}" y2="{y1:.1f}" stroke="#000"/>')
+        parts.append(f'<text x="{x}" y="{max(12, y - 4):.0f}" font-size="10">{v:.2f}</text>')
         parts.append(f'<text x="{x + 8}" y="{h - pad + 16}" font-size="12">k={k}</text>')
     parts.append("</svg>")
     return "".join(parts)
