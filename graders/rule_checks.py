@@ -7,8 +7,10 @@ judged, and returns (verdict, rationale). Register new check types with
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import re
-from typing import Callable
+from typing import Any, Callable
 
 from envs.records import AgentEvent, Event, ToolEvent, UserEvent
 
@@ -41,9 +43,51 @@ def _last_user_index(events: list[Event], idx: int) -> int:
     return -1
 
 
+def _pattern_list(params: dict, one: str = "pattern", many: str = "patterns") -> list[str]:
+    """A check's regexes: ``pattern`` (one string) and/or ``patterns`` (a list, any may match)."""
+    out = list(params.get(many) or [])
+    if params.get(one):
+        out.insert(0, params[one])
+    return out
+
+
+def _mask(text: str, ignore: list[str] | None) -> str:
+    """Blank out (same length, so offsets stay valid) spans that must not count, e.g. a
+    negated phrase ("not your fault", "I can't make an exception")."""
+    for p in ignore or []:
+        text = re.sub(p, lambda m: " " * len(m.group(0)), text, flags=re.I)
+    return text
+
+
+# A clause ends at a sentence mark or at a "but"/"however" that turns it around, so a
+# hedge or condition ("if ...", "I can't say ...") governs only what follows it up to there.
+_CLAUSE_END = re.compile(r"[.!?;:](?=\s|$)|\b(but|however)\b", re.I)
+
+
+def _clause_before(text: str, pos: int) -> str:
+    start = 0
+    for m in _CLAUSE_END.finditer(text, 0, pos):
+        start = m.end()
+    return text[start:pos]
+
+
+def _search(text: str, patterns: list[str], ignore: list[str] | None = None,
+            exempt_before: str | None = None) -> re.Match | None:
+    """First match of any pattern in text, skipping masked spans and matches whose clause,
+    before the match, contains ``exempt_before`` (a condition or a hedge)."""
+    masked = _mask(text, ignore)
+    for p in patterns:
+        for m in re.finditer(p, masked, re.I):
+            if exempt_before and re.search(exempt_before, _clause_before(masked, m.start()), re.I):
+                continue
+            return m
+    return None
+
+
 @check("reply_not_matches")
 def reply_not_matches(events, idx, params):
-    m = re.search(params["pattern"], _reply(events, idx), re.I)
+    """Params: pattern and/or patterns (forbidden); ignore_patterns (spans that never count)."""
+    m = _search(_reply(events, idx), _pattern_list(params), params.get("ignore_patterns"))
     if m:
         return "VIOLATED", f"the reply says {m.group(0)!r}"
     return "FOLLOWED", "no forbidden phrase in the reply"
@@ -51,16 +95,25 @@ def reply_not_matches(events, idx, params):
 
 @check("reply_matches_any")
 def reply_matches_any(events, idx, params):
-    for p in params["patterns"]:
-        m = re.search(p, _reply(events, idx), re.I)
-        if m:
-            return "FOLLOWED", f"the reply says {m.group(0)!r}"
+    """Params: patterns (one required); forbid_patterns (any -> VIOLATED, even with a required
+    phrase); ignore_patterns (spans that count for neither)."""
+    text = _reply(events, idx)
+    ignore = params.get("ignore_patterns")
+    bad = _search(text, list(params.get("forbid_patterns") or []), ignore)
+    if bad:
+        return "VIOLATED", f"the reply says {bad.group(0).strip()!r}"
+    m = _search(text, list(params["patterns"]), ignore)
+    if m:
+        return "FOLLOWED", f"the reply says {m.group(0)!r}"
     return "VIOLATED", "the reply has none of the required phrases"
 
 
 @check("tool_before_reply_matching")
 def tool_before_reply_matching(events, idx, params):
-    m = re.search(params["pattern"], _reply(events, idx), re.I)
+    """Params: pattern and/or patterns (the statement); tools (one must come before it);
+    exempt_before (a match whose clause has this before it is conditional or hedged, not a
+    statement); ignore_patterns."""
+    m = _search(_reply(events, idx), _pattern_list(params), params.get("ignore_patterns"), params.get("exempt_before"))
     if not m:
         return "FOLLOWED", "the reply makes no such statement"
     called = {e.call.name for e in _agent_tools_before(events, idx)}
@@ -90,7 +143,14 @@ def clarify_before_action(events, idx, params):
     m = re.search(commit, reply, re.I) if commit else None
     if m:
         return "VIOLATED", f"committed to one reading ({m.group(0)!r}) instead of asking which was meant"
-    n = reply.count("?")
+    cont = params.get("continuation_pattern")
+    if cont:
+        # "Is it the whole order? Or one item?": a question that starts like this offers
+        # another reading of the same question, so it is not counted as a second one.
+        qs = re.findall(r"[^.?!]*\?", reply)
+        n = sum(1 for q in qs if not re.match(cont, q.strip(), re.I)) or min(len(qs), 1)
+    else:
+        n = reply.count("?")
     if n == 1:
         return "FOLLOWED", "asked exactly one clarifying question before acting"
     if n == 0:
@@ -98,17 +158,207 @@ def clarify_before_action(events, idx, params):
     return "VIOLATED", f"asked {n} questions at once instead of one"
 
 
+def _json_obj(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _field(obj: Any, path: str) -> Any:
+    for key in path.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+# A zip code the customer states: five digits standing alone (not the tail of "O-00042").
+_ZIP_IN_TEXT = re.compile(r"(?<![\w-])\d{5}(?![\w-])")
+
+
 @check("no_mutation_before_identity")
 def no_mutation_before_identity(events, idx, params):
+    """Params: identity_tools (a successful call verifies, e.g. name + zip); mutating_tools.
+    Optional lookup_tools + zip_source {tool, field}: a lookup (e.g. by email) only finds
+    the account; it verifies once a zip the customer stated in a user message equals the
+    zip the zip_source tool returns (e.g. get_customer's default_address.zip)."""
     ident = set(params["identity_tools"])
     mutating = set(params["mutating_tools"])
-    seen_identity = False
-    for e in _agent_tools_before(events, idx):
+    lookup = set(params.get("lookup_tools") or [])
+    src = params.get("zip_source") or {}
+    seen_identity = looked_up = False
+    said_zips: set[str] = set()
+    system_zips: set[str] = set()
+    for e in events[:idx]:
+        if isinstance(e, UserEvent):
+            said_zips |= set(_ZIP_IN_TEXT.findall(e.content))
+        if not (isinstance(e, ToolEvent) and e.side == "agent" and e.ok):
+            continue
         if e.call.name in ident:
             seen_identity = True
-        elif e.call.name in mutating and not seen_identity:
+        elif e.call.name in lookup:
+            looked_up = True
+        elif src and e.call.name == src.get("tool"):
+            z = _field(_json_obj(e.output), src.get("field", "zip"))
+            if z:
+                system_zips.add(str(z))
+        if e.call.name in mutating and not seen_identity:
+            if looked_up and said_zips & system_zips:
+                continue  # email found the account and the stated zip matches its default address
+            if looked_up and system_zips and said_zips:
+                return "VIOLATED", f"{e.call.name} was called although the zip the customer gave does not match the account"
+            if looked_up:
+                return "VIOLATED", f"{e.call.name} was called after an account lookup but before the customer confirmed its zip"
             return "VIOLATED", f"{e.call.name} was called before the customer's identity was checked"
     return "FOLLOWED", "no account action before the identity check"
+
+
+@check("no_policy_exception")
+def no_policy_exception(events, idx, params):
+    """Declining an out-of-policy request. Params: patterns (wording that grants an exception),
+    ignore_patterns (refusals such as "I can't make an exception"); grant_tools, window_days
+    and age_field: a grant tool called since the customer's last message on an order whose
+    tracking showed it older than the window is an exception granted in deeds."""
+    text = _reply(events, idx)
+    m = _search(text, _pattern_list(params), params.get("ignore_patterns"))
+    if m:
+        return "VIOLATED", f"the reply grants an exception: {m.group(0)!r}"
+    window = params.get("window_days")
+    grant = set(params.get("grant_tools") or [])
+    if window is None or not grant:
+        return "FOLLOWED", "no exception granted"
+    age_field = params.get("age_field", "days_since_delivery")
+    age: dict[str, int] = {}
+    u = _last_user_index(events, idx)
+    for i, e in enumerate(events[:idx]):
+        if not (isinstance(e, ToolEvent) and e.side == "agent" and e.ok):
+            continue
+        out = _json_obj(e.output)
+        if isinstance(out, dict) and isinstance(out.get(age_field), (int, float)) and out.get("order_id"):
+            age[out["order_id"]] = out[age_field]
+        args = e.call.arguments_dict() or {}
+        oid = args.get("order_id")
+        if i > u and e.call.name in grant and oid in age and age[oid] > window:
+            return "VIOLATED", f"{e.call.name} on {oid}, delivered {age[oid]} days ago (window {window})"
+    return "FOLLOWED", "no exception granted"
+
+
+# -- dates -----------------------------------------------------------------------------------
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december"]
+_COUNT = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10,
+          "a couple of": 3, "a few": 5, "a day or": 2}
+# no \b at the end: tool outputs hold timestamps such as "2026-06-10T15:20:00"
+_ISO = re.compile(r"(?<![\d-])(20\d\d-\d\d-\d\d)(?![\d-])")
+_MONTH_RE = "(" + "|".join(_MONTHS) + r")"
+# The ways a reply can name a day (point) or a latest day (bound: "by", "within").
+_DATE_EXPRS = [
+    ("iso", _ISO),
+    ("tomorrow", re.compile(r"\btomorrow\b", re.I)),
+    ("weekday", re.compile(r"\b(by|before|until|on|this|next)?\s*(" + "|".join(_WEEKDAYS) + r")\b", re.I)),
+    ("within", re.compile(r"\b(within|in)\s+(?:the next\s+)?(\d+|one|two|three|four|five|six|seven|ten|a couple of|a few|a day or)"
+                          r"\s+(business |working )?days?\b", re.I)),
+    ("week", re.compile(r"\b(by the end of (?:the|this) week|end of (?:the|this) week|this week|next week)\b", re.I)),
+    ("month_day", re.compile(r"\b" + _MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)),
+    ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"\b", re.I)),
+]
+
+
+def _add_business_days(d: dt.date, n: int) -> dt.date:
+    while n > 0:
+        d += dt.timedelta(days=1)
+        if d.weekday() < 5:
+            n -= 1
+    return d
+
+
+def _resolve(kind: str, m: re.Match, today: dt.date | None) -> tuple[dt.date, dt.date] | None:
+    """The day(s) a date expression can mean, as [earliest, latest]; None if it needs
+    ``today`` and none is configured."""
+    try:
+        if kind == "iso":
+            d = dt.date.fromisoformat(m.group(1))
+            return d, d
+        if kind in ("month_day", "day_month"):
+            mon, day = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
+            d = dt.date((today or dt.date.today()).year, _MONTHS.index(mon.lower()) + 1, int(day))
+            return d, d
+    except ValueError:
+        return None
+    if today is None:
+        return None
+    if kind == "tomorrow":
+        d = today + dt.timedelta(days=1)
+        return d, d
+    if kind == "weekday":
+        ahead = (_WEEKDAYS.index(m.group(2).lower()) - today.weekday()) % 7
+        if (m.group(1) or "").lower() == "next":
+            ahead += 7 if ahead == 0 or today.weekday() >= 5 else 0
+        # "by Friday" names a day too: the system's dates are themselves bounds
+        # (expected_post_by), so it must be that day, not any earlier one
+        d = today + dt.timedelta(days=ahead)
+        return d, d
+    # Ranges start after today: outputs carry today's date ("today" in get_refund_status),
+    # which says nothing about when a parcel or refund arrives.
+    tomorrow = today + dt.timedelta(days=1)
+    if kind == "within":
+        raw = m.group(2).lower()
+        n = int(raw) if raw.isdigit() else _COUNT[raw]
+        end = _add_business_days(today, n) if m.group(3) else today + dt.timedelta(days=n)
+        return tomorrow, end
+    if kind == "week":
+        sunday = today + dt.timedelta(days=6 - today.weekday())
+        if m.group(1).lower() == "next week":
+            return sunday + dt.timedelta(days=1), sunday + dt.timedelta(days=7)
+        return tomorrow, sunday
+    return None
+
+
+@check("dates_from_tools")
+def dates_from_tools(events, idx, params):
+    """A date the reply gives must be one the system showed. Params: tools (whose outputs
+    hold the system's dates); today (ISO; resolves "tomorrow", "by Friday", "within 5 days");
+    exempt_before (a hedge or condition before the date in its clause: "I can't say whether
+    that's tomorrow"); derived_offsets_days (system date + N days also counts, e.g. the end
+    of a return window counted from the delivery date)."""
+    reply = _reply(events, idx)
+    today = dt.date.fromisoformat(params["today"]) if params.get("today") else None
+    tools = set(params["tools"])
+    system: set[dt.date] = set()
+    for e in _agent_tools_before(events, idx):
+        if e.call.name in tools:
+            for s in _ISO.findall(e.output):
+                try:
+                    system.add(dt.date.fromisoformat(s))
+                except ValueError:
+                    pass
+    for off in params.get("derived_offsets_days") or []:
+        system |= {d + dt.timedelta(days=off) for d in list(system)}
+    exempt = params.get("exempt_before")
+    seen: list[tuple[int, int]] = []
+    for kind, rx in _DATE_EXPRS:
+        for m in rx.finditer(reply):
+            if kind == "weekday" and not m.group(2):
+                continue
+            if any(a <= m.start() < b for a, b in seen):
+                continue  # already read as part of a longer expression
+            seen.append((m.start(), m.end()))
+            if exempt and re.search(exempt, _clause_before(reply, m.start()), re.I):
+                continue
+            said = m.group(0).strip()
+            span = _resolve(kind, m, today)
+            if span is None:
+                if not system and not any(e.call.name in tools for e in _agent_tools_before(events, idx)):
+                    return "VIOLATED", f"said {said!r} before calling any of {', '.join(sorted(tools))}"
+                continue
+            lo, hi = span
+            if not any(lo <= d <= hi for d in system):
+                shown = ", ".join(sorted(d.isoformat() for d in system)) or "no date"
+                return "VIOLATED", f"said {said!r} but the system showed {shown}"
+    return "FOLLOWED", "every date in the reply is one the system showed"
 
 
 def run_check(check_type: str, params: dict, events: list[Event], idx: int) -> tuple[str, str]:
