@@ -101,6 +101,33 @@ def main() -> None:
                 f"{c:>11} {wall:>8.2f} {rate:>7.2f} {100 * rate / ideal:>7.1f}% {cpu:>7.2f} {100 * cpu / wall:>9.1f}% "
                 f"{ctx.client.http_calls - calls0:>6} {errors:>6}"
             )
+        # The same top level split over worker processes (the runner's --workers), one per core.
+        import resource
+        import tempfile
+
+        from envs.run import main as run_main
+
+        c = int(args.levels.split(",")[-1])
+        for workers in (2,):
+            with tempfile.TemporaryDirectory() as d:
+                ch0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                w0, c0 = time.perf_counter(), time.process_time()
+                rc = run_main([
+                    "--domain", "toy", "--repeats", str(args.episodes), "--agent", "openai/fake-agent",
+                    "--user", "openai/fake-user", "--judge", "openai/fake-judge", "--api-base", url,
+                    "--concurrency", str(c), "--workers", str(workers), "--model-concurrency", "1024",
+                    "--max-retries", "0", "--out", str(Path(d) / "run"), "--quiet",
+                ])
+                wall = time.perf_counter() - w0
+                ch1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = time.process_time() - c0 + (ch1.ru_utime + ch1.ru_stime) - (ch0.ru_utime + ch0.ru_stime)
+            rate = args.episodes / wall
+            ideal = min(c, args.episodes) * single_rate
+            print(
+                f"{str(c) + ' / ' + str(workers) + ' workers':>11} {wall:>8.2f} {rate:>7.2f} {100 * rate / ideal:>7.1f}% "
+                f"{cpu:>7.2f} {100 * cpu / wall:>9.1f}%  (rc {rc}; wall includes starting the workers)"
+            )
+
         # Where the CPU goes at the highest level: self time by package, under cProfile.
         import cProfile
         import pstats

@@ -40,6 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--problems", default=None, help="GSM8K-format .jsonl problems (tutoring domain)")
     ap.add_argument("--calibration", default=None, help="calibration.json from graders.calibrate")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument(
+        "--workers", type=int, default=None,
+        help="processes playing episodes in parallel (default 1); for LLM runs whose client CPU saturates one core",
+    )
+    # Internal: a worker process reads its episodes from stdin and writes records to stdout.
+    ap.add_argument("--worker-stdin", action="store_true", help=argparse.SUPPRESS)
     try:
         from envs.llm_cli import add_llm_arguments
 
@@ -182,6 +188,8 @@ def _main(args: argparse.Namespace, console) -> int:
     )
     if llm_context is not None:
         llm_context.preflight()  # fails fast, one line per role, before any episode starts
+    if args.worker_stdin:  # a worker never touches the run folder: the parent writes the store
+        return _worker(domain, factories, args.concurrency or 1)
 
     if args.resume:
         run_dir = Path(args.resume)
@@ -204,9 +212,10 @@ def _main(args: argparse.Namespace, console) -> int:
         if not ((t, r) in done and done[(t, r)].status == "ok")
     ]
     kept = len(task_ids) * cfg["repeats"] - len(plan)
+    concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
     if args.resume:
         console.print(f"resuming {run_dir}: {kept} episodes kept, {len(plan)} to play", soft_wrap=True)
-    concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
+    workers = max(1, min(args.workers or 1, len(plan) or 1))
 
     t0 = time.perf_counter()
     with Progress(
@@ -229,7 +238,10 @@ def _main(args: argparse.Namespace, console) -> int:
             counts["errors"] += int(rec.status == "error")
             progress.update(bar, advance=1, **counts)
 
-        asyncio.run(_play(domain, plan, factories, store, concurrency, tick))
+        if workers > 1:
+            asyncio.run(_play_in_workers(run_dir, plan, workers, concurrency, store, tick, console))
+        else:
+            asyncio.run(_play(domain, plan, factories, store, concurrency, tick))
     wall = time.perf_counter() - t0
 
     records = store.load()
@@ -249,6 +261,64 @@ def _main(args: argparse.Namespace, console) -> int:
         soft_wrap=True,
     )
     return 0
+
+
+def _worker(domain, factories, concurrency: int) -> int:
+    """A worker process: episodes to play come as JSON on stdin; each record goes out as one
+    JSON line on stdout the moment it ends (the parent process is the only writer of the store)."""
+
+    class StdoutStore:
+        def append(self, rec) -> None:
+            sys.stdout.write(rec.model_dump_json() + "\n")
+            sys.stdout.flush()
+
+    plan = [tuple(x) for x in json.loads(sys.stdin.read() or "[]")]
+    asyncio.run(_play(domain, plan, factories, StdoutStore(), concurrency, lambda rec: None))
+    return 0
+
+
+async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, store, tick, console) -> None:
+    """Split the plan over worker processes (round robin); append their records as they arrive."""
+    from envs.records import EpisodeRecord
+
+    per = max(1, concurrency // workers)
+    procs = []
+    try:
+        for i in range(workers):
+            shard = plan[i::workers]
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "envs.run", "--resume", str(run_dir), "--worker-stdin",
+                "--concurrency", str(per), "--quiet",
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                limit=1 << 28,  # one record is one line, and transcripts can be long
+            )
+            proc.stdin.write(json.dumps(shard).encode())
+            await proc.stdin.drain()
+            proc.stdin.close()
+            procs.append(proc)
+
+        async def collect(proc) -> None:
+            while line := await proc.stdout.readline():
+                text = line.decode("utf-8", "replace").strip()
+                if not text.startswith("{"):
+                    console.print(f"[yellow]worker:[/yellow] {text}", soft_wrap=True, highlight=False)
+                    continue
+                rec = EpisodeRecord.model_validate_json(text)
+                store.append(rec)
+                tick(rec)
+            await proc.wait()
+
+        await asyncio.gather(*(collect(p) for p in procs))
+        failed = [p.returncode for p in procs if p.returncode]
+        if failed:
+            from envs.specs import SpecError
+
+            raise SpecError(f"--workers: {len(failed)} worker(s) failed (exit {failed[0]}); finished episodes are saved, continue with --resume {run_dir}")
+    finally:
+        for p in procs:
+            if p.returncode is None:
+                p.kill()
+                await p.wait()
 
 
 def _role_llm_settings(cfg: dict, role: str) -> dict:

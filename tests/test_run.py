@@ -132,3 +132,17 @@ def test_a_person_can_play_the_user(tmp_path):
     (rec,) = _records(out)
     assert rec["reward"] == 1.0 and rec["termination"] == "user_stop"
     assert [e["kind"] for e in rec["transcript"]] == ["user", "tool", "agent", "tool", "user"]
+
+
+def test_workers_play_each_episode_once(tmp_path):
+    out = tmp_path / "w"
+    res = subprocess.run(
+        [sys.executable, "-m", "envs.run", "--domain", "toy", "--repeats", "12", "--workers", "3", "--out", str(out), "--quiet"],
+        env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    recs = _records(out)
+    keys = sorted((r["task_id"], r["repeat"]) for r in recs)
+    assert keys == [("toy-deposit", i) for i in range(12)]
+    s = json.loads((out / "summary.json").read_text())
+    assert s["episodes"] == 12 and s["pass_hat_k"]["12"] == 1.0
