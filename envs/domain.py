@@ -202,6 +202,7 @@ _REGISTRY: dict[str, Callable[[], Domain]] = {}
 _GYM_IDS: dict[str, str] = {}  # canonical domain name -> gymnasium id (without namespace)
 _INSTANCES: dict[str, Domain] = {}
 _DISCOVERED = False
+_DISCOVERY_ERRORS: list[str] = []
 
 
 def register_domain(
@@ -237,7 +238,8 @@ def discover() -> None:
         try:
             importlib.import_module(name.strip())
         except ImportError as e:
-            raise SpecError(f"SITGYM_DOMAINS: cannot import domain module {name.strip()!r} ({e})") from None
+            # Kept, not raised: discovery runs at `import envs`; the CLI reports it in one line.
+            _DISCOVERY_ERRORS.append(f"SITGYM_DOMAINS: cannot import domain module {name.strip()!r} ({e})")
 
 
 def domain_names() -> list[str]:
@@ -253,7 +255,8 @@ def domain_names() -> list[str]:
 def get_domain(name: str) -> Domain:
     discover()
     if name not in _REGISTRY:
-        raise SpecError(f"--domain: unknown domain {name!r} (known: {', '.join(domain_names())})")
+        why = f"; {_DISCOVERY_ERRORS[0]}" if _DISCOVERY_ERRORS else ""
+        raise SpecError(f"--domain: unknown domain {name!r} (known: {', '.join(domain_names())}){why}")
     factory = _REGISTRY[name]
     key = f"{id(factory)}"
     if key not in _INSTANCES:
