@@ -332,31 +332,30 @@ def find_user_id_by_name_zip(session: Session, first_name: str, last_name: str, 
     raise ToolError("user not found")
 
 
+def _details(session: Session, table: str, key, what: str) -> str:
+    """One record as tau-bench prints it, or tau-bench's "<what> not found"."""
+    out = _dump(session, table, key) if _key(key) is not None else None
+    if out is None:
+        raise ToolError(f"{what} not found")
+    return out
+
+
 @_tau("GetOrderDetails")
 def get_order_details(session: Session, order_id: str) -> str:
     """Get the status and details of an order."""
-    out = _dump(session, "orders", order_id) if _key(order_id) is not None else None
-    if out is None:
-        raise ToolError("order not found")
-    return out
+    return _details(session, "orders", order_id, "order")
 
 
 @_tau("GetProductDetails")
 def get_product_details(session: Session, product_id: str) -> str:
     """Get the inventory details of a product."""
-    out = _dump(session, "products", product_id) if _key(product_id) is not None else None
-    if out is None:
-        raise ToolError("product not found")
-    return out
+    return _details(session, "products", product_id, "product")
 
 
 @_tau("GetUserDetails")
 def get_user_details(session: Session, user_id: str) -> str:
     """Get the details of a user."""
-    out = _dump(session, "users", user_id) if _key(user_id) is not None else None
-    if out is None:
-        raise ToolError("user not found")
-    return out
+    return _details(session, "users", user_id, "user")
 
 
 @_tau("ListAllProductTypes")
