@@ -90,13 +90,6 @@ class UserSimulator(Protocol):
     async def reply(self, turn: UserTurn) -> UserReply: ...
 
 
-@dataclass
-class ActorUsage:
-    """Token and cost accounting an actor exposes (scripted actors spend nothing)."""
-
-    usage: Usage = field(default_factory=Usage)
-
-
 STOP_TOKEN = "###STOP###"
 
 

@@ -57,16 +57,18 @@ def summarize(
     for tid, rs in sorted(by_task.items()):
         succ = sum(1 for r in rs if r.status == "ok" and r.reward >= 1.0)
         errs = sum(1 for r in rs if r.status == "error")
-        per_task.append(
-            {
-                "id": tid,
-                "trials": len(rs),
-                "successes": succ,
-                "errors": errs,
-                "clean_trials": len(rs) - errs,
-                "terminations": dict(Counter(r.termination or "?" for r in rs)),
-            }
-        )
+        entry = {
+            "id": tid,
+            "trials": len(rs),
+            "successes": succ,
+            "errors": errs,
+            "clean_trials": len(rs) - errs,
+            "terminations": dict(Counter(r.termination or "?" for r in rs)),
+        }
+        failed = next((r for r in rs if not (r.status == "ok" and r.reward >= 1.0)), None)
+        if failed is not None:
+            entry["first_failure"] = {"repeat": failed.repeat, "why": _why_failed(failed)}
+        per_task.append(entry)
         all_trials.append((len(rs), succ))
         if len(rs) - errs > 0:
             clean_trials.append((len(rs) - errs, succ))
@@ -113,6 +115,21 @@ def summarize(
     }
     summary.update(rule_profile(recs, domain))
     return summary
+
+
+def _why_failed(rec: EpisodeRecord) -> str:
+    """One short line: the error, the first rows that differ from the goal, or the missing outputs."""
+    from graders.state_diff import render_diff
+
+    if rec.status == "error":
+        return f"error ({rec.error_role}:{rec.error_kind}): {rec.error}"[:300]
+    g = rec.grade
+    if g is None:
+        return "no grade"
+    if g.diff:
+        return render_diff(g.diff, limit=2).replace("\n", "; ")[:300]
+    missing = [o.output for o in g.outputs if not o.found]
+    return f"required outputs not stated: {', '.join(missing)}"[:300]
 
 
 def rule_profile(recs: list[EpisodeRecord], domain: Any = None) -> dict:
@@ -189,10 +206,16 @@ def print_summary(summary: dict, console=None) -> None:
     failing = [p for p in summary["per_task"] if p["successes"] < p["trials"]]
     if failing:
         ft = Table(title="tasks not solved every time")
-        for col in ("task", "solved", "errors", "ended by"):
+        for col in ("task", "solved", "errors", "ended by", "first failure (vs the goal state)"):
             ft.add_column(col)
         for p in failing[:40]:
-            ft.add_row(p["id"], f"{p['successes']}/{p['trials']}", str(p["errors"]), ", ".join(f"{k} {v}" for k, v in p["terminations"].items()))
+            ft.add_row(
+                p["id"],
+                f"{p['successes']}/{p['trials']}",
+                str(p["errors"]),
+                ", ".join(f"{k} {v}" for k, v in p["terminations"].items()),
+                p.get("first_failure", {}).get("why", ""),
+            )
         console.print(ft)
     if summary.get("rules"):
         calibrated = any(e.get("calibrated") for e in summary["rules"].values())
