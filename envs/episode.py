@@ -67,6 +67,16 @@ def episode_seed(base_seed: int, task_id: str, repeat: int) -> int:
     return int.from_bytes(h[:4], "big")
 
 
+def visible_to_agent(events: list[Event]) -> list[Event]:
+    """Events as the agent may see them: neither the user's own tool calls nor the situation
+    labels (those are the test's secret, recorded for the graders)."""
+    return [
+        e.model_copy(update={"situation": None}) if isinstance(e, UserEvent) else e
+        for e in events
+        if not (isinstance(e, ToolEvent) and e.side == "user")
+    ]
+
+
 @dataclass
 class Episode:
     domain: Domain
@@ -143,17 +153,10 @@ class Episode:
     # -- the agent side ---------------------------------------------------------
 
     def agent_view(self) -> AgentView:
-        # The agent sees neither the user's own tool calls nor the situation labels
-        # (those are the test's secret, recorded for the graders).
-        visible = [
-            e.model_copy(update={"situation": None}) if isinstance(e, UserEvent) else e
-            for e in self.events
-            if not (isinstance(e, ToolEvent) and e.side == "user")
-        ]
         return AgentView(
             policy=self.domain.policy,
             tools=self.domain.agent_tools.schemas(),
-            events=visible,
+            events=visible_to_agent(self.events),
             task_id=self.task.id,
             seed=self.seed,
             repeat=self.repeat,

@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from envs.actors import UserSimulator
 from envs.domain import get_domain
-from envs.episode import Episode, episode_seed
+from envs.episode import Episode, episode_seed, visible_to_agent
 from envs.records import AgentAction
 from envs.state import EpisodeState
 from envs.users import ScriptedUser
@@ -137,20 +137,9 @@ class SitgymEnv(gymnasium.Env):
             "observation_kind": "user",
             "tools": self.domain.agent_tools.schemas(),
             "policy": self.domain.policy,
-            "events": self._visible(self._ep.events),
+            "events": [e.model_dump() for e in visible_to_agent(self._ep.events)],
         }
         return _fit(opening), info
-
-    @staticmethod
-    def _visible(events) -> list[dict]:
-        """Events as the agent may see them: no situation labels, no user-side tool calls."""
-        from envs.records import ToolEvent, UserEvent
-
-        return [
-            (e.model_copy(update={"situation": None}) if isinstance(e, UserEvent) else e).model_dump()
-            for e in events
-            if not (isinstance(e, ToolEvent) and e.side == "user")
-        ]
 
     def step(self, action):
         if self._ep is None:
@@ -160,7 +149,7 @@ class SitgymEnv(gymnasium.Env):
         self._seen = len(self._ep.events)
         info: dict[str, Any] = {
             "observation_kind": res.kind,
-            "events": self._visible(new),
+            "events": [e.model_dump() for e in visible_to_agent(new)],
             "turn": self._ep.turn,
         }
         reward = 0.0

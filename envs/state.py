@@ -16,7 +16,7 @@ whole table. Tools mutate state only through the ORM session, so this is exact.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Iterable
+from typing import Any
 
 from sqlalchemy import create_engine, event, inspect as sa_inspect, insert, update
 from sqlalchemy.orm import DeclarativeBase, Session

@@ -75,7 +75,6 @@ class ScriptedUser:
 
         msg = turn.agent_message
         parts: list[str] = []
-        progressed = False
 
         if sc.mind_change and not self.mind_changed and _has_any(msg, sc.mind_change.when_asked):
             self.mind_changed = True

@@ -10,7 +10,6 @@ from pathlib import Path
 import gymnasium
 import pytest
 import yaml
-from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -440,13 +439,6 @@ def test_mrbench_answer_revealing_agreement():
 
 
 # --- gym -----------------------------------------------------------------------------------------------
-
-
-def test_gym_env_passes_check_env():
-    register_envs()
-    env = gymnasium.make("sitgym/Tutoring-v0")
-    check_env(env.unwrapped, skip_render_check=True)
-    env.close()
 
 
 def test_gym_episode_uses_the_scripted_student():

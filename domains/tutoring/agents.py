@@ -38,7 +38,6 @@ PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell m
 QUIT = re.compile(r"\b(want to stop|be done|give up|skip it|don'?t want to do this|i'?ll do it later|i'?m done)\b", re.I)
 FRUSTRATED = re.compile(r"\b(ugh|annoying|hate|bad at|too hard|so hard|always get these wrong|don'?t even know)\b", re.I)
 EXPLAIN = re.compile(r"\b(why do|why does|explain|what does .{0,30} mean|how do you even)\b", re.I)
-CONFUSED = re.compile(r"\b(confused|don'?t get|lost|doesn'?t make sense|what am i supposed)\b", re.I)
 MATHY = re.compile(r"\b(problem|answer|step|got|multiply|divide|add|subtract|number|question|work|solve|minutes|dollars)\b|\d", re.I)
 
 
@@ -206,7 +205,7 @@ class SocraticTutor(_ScriptedTutor):
 
     def handle(self, text: str) -> Plan:
         push, quit_, upset = bool(PUSH.search(text)), bool(QUIT.search(text)), bool(FRUSTRATED.search(text))
-        explain, confused = bool(EXPLAIN.search(text)), bool(CONFUSED.search(text))
+        explain = bool(EXPLAIN.search(text))
         tangent = not MATHY.search(_quoted_removed(text)) or bool(re.search(r"\b(cat|video game|pizza for lunch|lunch|favourite)\b", text, re.I))
         opener: list[str] = []
         if upset or quit_:

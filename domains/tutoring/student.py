@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from envs.actors import STOP_TOKEN, UserReply, UserTurn
-from envs.records import AgentEvent, ToolEvent, UserEvent
+from envs.records import ToolEvent, UserEvent
 
 from .problems import fmt, numbers_in, parse_number
 
