@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import fnmatch
+import gc
 import json
 import os
 import sys
@@ -93,7 +94,7 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         from envs.specs import SpecError
 
         raise SpecError("--domain: required (or --resume RUN_DIR)")
-    llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "request_", "max_retries", "model_concurrency")) and v is not None}
+    llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "client", "request_", "max_retries", "model_concurrency")) and v is not None}
     cfg.setdefault("llm", {}).update(llm)
     return cfg
 
@@ -104,6 +105,10 @@ async def _play(domain, plan, factories, store, concurrency: int, progress) -> N
     from envs.state import EpisodeState
 
     agent_f, user_f, judge_f = factories
+    # What is loaded by now (litellm, the domain and its templates) lives for the whole run:
+    # keep it out of the collector's full passes, which would otherwise walk some 400,000
+    # objects again and again while episodes wait on their models.
+    gc.freeze()
     # One episode database per slot, reused: a reset is a byte copy into it.
     free: asyncio.Queue = asyncio.Queue()
     for _ in range(min(concurrency, max(1, len(plan)))):
@@ -137,6 +142,7 @@ async def _play(domain, plan, factories, store, concurrency: int, progress) -> N
             st = free.get_nowait()
             if st is not None:
                 st.close()
+        gc.unfreeze()
 
 
 def main(argv: list[str] | None = None) -> int:
