@@ -182,5 +182,7 @@ class SitgymEnv(gymnasium.Env):
             self._state.close()
             self._state = None
         if self._loop is not None:
+            # Lets an LLM user's HTTP session close on this loop (envs.openai_http).
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
             self._loop = None

@@ -48,6 +48,7 @@ class Reply:
     usage: bool = True  # include a usage block
     args_as_dict: bool = False  # tool-call arguments as a JSON object instead of a string
     omit_ids: bool = False
+    raw: str | None = None  # a body sent as is (text/html), e.g. a proxy's error page with status 200
 
     @classmethod
     def text(cls, content: str | None, **kw: Any) -> "Reply":
@@ -187,6 +188,8 @@ class FakeLLMServer:
         if reply.drop:
             request.transport.close()
             raise asyncio.CancelledError  # aiohttp then never answers on this connection
+        if reply.raw is not None:
+            return web.Response(text=reply.raw, status=reply.status, content_type="text/html")
         if reply.status != 200:
             return web.json_response(reply.body or {"error": {"message": "fault"}}, status=reply.status, headers=reply.headers)
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}

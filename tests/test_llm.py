@@ -1,8 +1,12 @@
-"""The LLM layer end to end: litellm over real HTTP to a local fake OpenAI server.
+"""The LLM layer end to end over real HTTP to a local fake OpenAI server.
 
 No network and no mocks of litellm: every test runs ``envs.run.main`` (or an
 actor) against ``tests/fake_llm_server.py`` and checks what the run does, what
-the episode records, and what the summary counts.
+the episode records, and what the summary counts. The fake server is an
+OpenAI-compatible server given by an api base, so by default (``--client
+auto``) requests go through the lean client (``envs.openai_http``); the tests
+that take the ``client`` fixture run once that way and once through litellm
+(``--client litellm``), which must behave the same.
 """
 
 from __future__ import annotations
@@ -77,10 +81,18 @@ def _clean(request):
         request.getfixturevalue("server").reset()
 
 
-def run(server, tmp_path, *extra, domain="toy", agent=AGENT, user=USER, judge=None, repeats=1, out="run", flags=FAST):
+@pytest.fixture(params=["auto", "litellm"])
+def client(request):
+    """Both ways a request can go: the lean client (auto, for this server) and litellm."""
+    return request.param
+
+
+def run(server, tmp_path, *extra, domain="toy", agent=AGENT, user=USER, judge=None, repeats=1, out="run", flags=FAST, client=None):
     from envs.run import main
 
     argv = ["--domain", domain, "--repeats", str(repeats), "--agent", agent, "--user", user, "--quiet"]
+    if client:
+        argv += ["--client", client]
     if judge:
         argv += ["--judge", judge]
     argv += ["--api-base", server.url, "--out", str(tmp_path / out), *flags, *extra]
@@ -102,8 +114,8 @@ def kinds(rec):
 # --- the happy path ---------------------------------------------------------------------------
 
 
-def test_full_run_all_three_roles_native(server, tmp_path):
-    rc, recs, summary = run(server, tmp_path, domain="toyjudged", judge=JUDGE, repeats=2)
+def test_full_run_all_three_roles_native(server, tmp_path, client):
+    rc, recs, summary = run(server, tmp_path, domain="toyjudged", judge=JUDGE, repeats=2, client=client)
     assert rc == 0 and len(recs) == 2
     for r in recs:
         assert r.status == "ok" and r.reward == 1.0 and r.termination == "user_stop"
@@ -126,8 +138,8 @@ def test_full_run_all_three_roles_native(server, tmp_path):
     assert summary["rules"]["J1"]["followed"] == 2
 
 
-def test_json_tool_mode(server, tmp_path):
-    rc, recs, _ = run(server, tmp_path, "--tool-mode", "json")
+def test_json_tool_mode(server, tmp_path, client):
+    rc, recs, _ = run(server, tmp_path, "--tool-mode", "json", client=client)
     assert rc == 0 and recs[0].reward == 1.0 and recs[0].agent_errors == 0
     req = server.completions("fake-agent")[0]
     assert "tools" not in req
@@ -139,9 +151,9 @@ def test_json_tool_mode(server, tmp_path):
 # --- faults ---------------------------------------------------------------------------------
 
 
-def test_429_with_retry_after_is_retried_after_the_delay(server, tmp_path):
+def test_429_with_retry_after_is_retried_after_the_delay(server, tmp_path, client):
     server.queue("fake-agent", Reply.error(429, retry_after="1"))
-    rc, recs, summary = run(server, tmp_path)
+    rc, recs, summary = run(server, tmp_path, client=client)
     assert rc == 0 and recs[0].status == "ok" and recs[0].reward == 1.0
     t = server.times_of("fake-agent")
     assert len(t) == 3 and t[1] - t[0] >= 0.9  # waited for retry-after, not the 10 ms backoff
@@ -158,16 +170,16 @@ def test_429_with_retry_after_is_retried_after_the_delay(server, tmp_path):
         (Reply(drop=True), "connection"),
     ],
 )
-def test_fault_recovers_then_exhausts_into_an_infra_error(server, tmp_path, fault, kind):
+def test_fault_recovers_then_exhausts_into_an_infra_error(server, tmp_path, fault, kind, client):
     # One fault: retried, the episode is clean.
     server.queue("fake-agent", fault)
-    rc, recs, _ = run(server, tmp_path, out="once")
+    rc, recs, _ = run(server, tmp_path, out="once", client=client)
     assert rc == 0 and recs[0].status == "ok" and recs[0].reward == 1.0
     assert len(server.completions("fake-agent")) == 3
     # Faults past --max-retries 2: the episode is an error of the agent role, of this kind.
     server.reset()
     server.queue("fake-agent", fault, fault, fault)
-    rc, recs, summary = run(server, tmp_path, out="exhausted")
+    rc, recs, summary = run(server, tmp_path, out="exhausted", client=client)
     r = recs[0]
     assert rc == 0 and r.status == "error" and r.error_role == "agent" and r.error_kind == kind
     assert r.termination == "error" and "after 3 attempts" in r.error and "openai/fake-agent" in r.error
@@ -177,17 +189,65 @@ def test_fault_recovers_then_exhausts_into_an_infra_error(server, tmp_path, faul
     assert summary["pass_hat_k"]["1"] == 0.0 and summary["pass_hat_k_clean"] == {}
 
 
-def test_auth_error_is_not_retried(server, tmp_path):
+def test_a_reply_that_is_not_json_is_retried_by_the_lean_client(server, tmp_path):
+    # A proxy's HTML page with status 200: a broken reply, worth another attempt.
+    server.queue("fake-agent", Reply(raw="<html>upstream busy</html>"))
+    rc, recs, _ = run(server, tmp_path, out="once")
+    assert recs[0].status == "ok" and recs[0].reward == 1.0 and len(server.completions("fake-agent")) == 3
+    server.reset()
+    server.queue("fake-agent", *[Reply(raw="<html>upstream busy</html>")] * 3)
+    rc, recs, summary = run(server, tmp_path, out="exhausted")
+    assert recs[0].status == "error" and recs[0].error_kind == "bad_response" and "not JSON" in recs[0].error
+    assert summary["errors_by_role_kind"] == {"agent:bad_response": 1}
+
+
+def test_client_direct_refuses_a_role_it_cannot_reach(server, tmp_path, capsys):
+    from envs.run import main
+
+    argv = ["--domain", "toy", "--quiet", "--out", str(tmp_path / "run"), "--client", "direct", "--agent", "gpt-4.1-mini", "--user", USER]
+    rc = main(argv + ["--user-api-base", server.url])
+    out = capsys.readouterr().out.strip()
+    assert rc == 2 and len(out.splitlines()) == 1
+    assert "--agent gpt-4.1-mini" in out and "--client direct needs an OpenAI-compatible server" in out
+    assert server.requests == []
+
+
+def test_lean_client_sessions_close_with_their_event_loop(server):
+    import asyncio
+    import warnings
+
+    from envs.llm import LLMClient, make_endpoint
+    from envs.roles import RoleConfig
+
+    client = LLMClient(request_timeout=5, max_retries=0)
+    ep = make_endpoint("user", RoleConfig(spec=USER, api_base=server.url))
+    assert ep.direct
+    msgs = [{"role": "user", "content": "hello"}]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):  # a session per asyncio.run, each closed as its loop shuts down
+            comp = asyncio.run(client.complete(ep, msgs))
+            assert comp.content and comp.prompt_tokens > 0
+        sessions = [ls.session for ls in client._http._loops.values()]
+        assert sessions and all(s.closed for s in sessions)
+        import gc
+
+        gc.collect()
+    assert not [w for w in caught if "Unclosed" in str(w.message)]
+    assert len(server.completions("fake-user")) == 3 and server.completions("fake-user")[0]["model"] == "fake-user"
+
+
+def test_auth_error_is_not_retried(server, tmp_path, client):
     server.queue("fake-user", Reply.error(401))
-    rc, recs, summary = run(server, tmp_path)
+    rc, recs, summary = run(server, tmp_path, client=client)
     assert recs[0].status == "error" and recs[0].error_role == "user" and recs[0].error_kind == "auth"
     assert len(server.completions("fake-user")) == 1
     assert summary["errors_by_role_kind"] == {"user:auth": 1}
 
 
-def test_malformed_tool_arguments_are_the_agents_error(server, tmp_path):
+def test_malformed_tool_arguments_are_the_agents_error(server, tmp_path, client):
     server.queue("fake-agent", Reply.call("deposit", '{"account_id": "A001", "amount": '))
-    rc, recs, summary = run(server, tmp_path)
+    rc, recs, summary = run(server, tmp_path, client=client)
     r = recs[0]
     assert r.status == "ok" and r.agent_errors == 1
     bad = [e for e in r.transcript if e.kind == "tool" and not e.ok]
@@ -198,9 +258,9 @@ def test_malformed_tool_arguments_are_the_agents_error(server, tmp_path):
     assert summary["agent_errors"] == 1 and summary["errors"] == 0
 
 
-def test_empty_reply_is_a_parse_error_shown_to_the_agent(server, tmp_path):
+def test_empty_reply_is_a_parse_error_shown_to_the_agent(server, tmp_path, client):
     server.queue("fake-agent", Reply.text(""))
-    rc, recs, summary = run(server, tmp_path)
+    rc, recs, summary = run(server, tmp_path, client=client)
     r = recs[0]
     assert r.status == "ok" and r.agent_errors == 1 and r.reward == 1.0
     err = [e for e in r.transcript if e.kind == "error"]
@@ -229,7 +289,7 @@ def test_json_in_code_fences_is_an_action(server, tmp_path):
     assert recs[0].agent_errors == 0 and recs[0].reward == 1.0
 
 
-def test_several_calls_dict_arguments_and_missing_ids(server, tmp_path):
+def test_several_calls_dict_arguments_and_missing_ids(server, tmp_path, client):
     server.queue(
         "fake-agent",
         Reply(
@@ -241,7 +301,7 @@ def test_several_calls_dict_arguments_and_missing_ids(server, tmp_path):
             omit_ids=True,
         ),
     )
-    rc, recs, _ = run(server, tmp_path)
+    rc, recs, _ = run(server, tmp_path, client=client)
     r = recs[0]
     tools = [e for e in r.transcript if e.kind == "tool"]
     assert [t.call.name for t in tools] == ["get_account", "deposit"] and all(t.ok for t in tools)
@@ -254,10 +314,10 @@ def test_several_calls_dict_arguments_and_missing_ids(server, tmp_path):
     assert answered == called and len(answered) == 2
 
 
-def test_missing_usage_block_is_counted_locally(server, tmp_path):
+def test_missing_usage_block_is_counted_locally(server, tmp_path, client):
     server.queue("fake-agent", Reply.call("deposit", '{"account_id": "A001", "amount": 500}', usage=False))
     server.queue("fake-agent", Reply.text("Done: deposit made.", usage=False))
-    rc, recs, summary = run(server, tmp_path)
+    rc, recs, summary = run(server, tmp_path, client=client)
     u = recs[0].usage["agent"]
     assert u.calls == 2 and u.prompt_tokens > 50 and u.completion_tokens > 0
     assert summary["usage"]["agent"]["prompt_tokens"] == u.prompt_tokens
@@ -419,9 +479,9 @@ def test_preflight_fails_fast_in_one_line(server, tmp_path, capsys, monkeypatch,
 # --- usage and cost ------------------------------------------------------------------------------
 
 
-def test_unpriced_model_has_unknown_cost_for_its_role_only(server, tmp_path):
+def test_unpriced_model_has_unknown_cost_for_its_role_only(server, tmp_path, client):
     server.behaviours["gpt-4o-mini"] = default_agent
-    rc, recs, summary = run(server, tmp_path, agent="openai/gpt-4o-mini", repeats=2)
+    rc, recs, summary = run(server, tmp_path, agent="openai/gpt-4o-mini", repeats=2, client=client)
     assert rc == 0 and all(r.reward == 1.0 for r in recs)
     for r in recs:
         assert r.usage["agent"].cost and r.usage["agent"].cost > 0
