@@ -2,13 +2,27 @@
 
 All three roles point at the fake OpenAI server (``tests/fake_llm_server.py``,
 run in its own process so its CPU does not count as the engine's) with a fixed
-latency per call. 64 episodes of the toy domain are played at concurrency 1, 8
-and 64 through the real path (``envs.llm_actors`` -> ``envs.llm`` -> litellm
--> HTTP). For each: episodes/s, throughput as a fraction of ideal (ideal =
-concurrency x the single-episode rate measured at concurrency 1), and the
-engine's CPU time as a share of wall time (``time.process_time`` / wall).
+latency per call. Episodes of the toy domain (4 LLM calls each) are played
+through the real path (``envs.llm_actors`` -> ``envs.llm`` -> HTTP), with the
+default client (``--client auto``: the lean client for this OpenAI-compatible
+server) unless ``--client litellm`` is given.
 
-    python benchmarks/llm_concurrency.py [--episodes 64] [--latency 0.3]
+Printed, per row: episodes/s, throughput as a fraction of ideal (ideal =
+concurrency x the single-episode rate measured at concurrency 1), and the
+process's CPU time as a share of wall time (``time.process_time`` / wall).
+
+* 64 episodes at concurrency 1, 8 and 64 (the issue's rows). At 64 they all
+  start at once and move in lockstep: every reply of a round lands together
+  and waits for the CPU work of all the others, the worst case there is.
+* 256 episodes at 64 in one process (a run longer than one wave, where
+  episodes drift apart), the same through litellm for the ratio, and 256
+  over two worker processes (``--workers 2``; each worker's fixed start is
+  measured apart and left out).
+* Where the CPU goes at 64, by part, under cProfile with a CPU clock; the
+  engine's share of wall time is its share of that profile times the
+  measured CPU per wall.
+
+    python benchmarks/llm_concurrency.py [--episodes 64] [--latency 0.3] [--client auto|litellm]
 
 Target at concurrency 64: >= 90% of ideal, <= 2% CPU overhead.
 """
@@ -59,11 +73,23 @@ async def play(domain, factories, n: int, concurrency: int) -> list:
         return list(store.load().values())
 
 
+HEADER = f"{'run':>22} {'wall s':>8} {'ep/s':>7} {'% ideal':>8} {'CPU s':>7} {'CPU % wall':>10} {'calls':>6} {'errors':>6}"
+
+
+def row(label: str, n: int, wall: float, cpu: float, ideal_rate: float, calls: int, errors: int | str, note: str = "") -> str:
+    rate = n / wall
+    return (
+        f"{label:>22} {wall:>8.2f} {rate:>7.2f} {100 * rate / ideal_rate:>7.1f}% {cpu:>7.2f} {100 * cpu / wall:>9.1f}% "
+        f"{calls:>6} {errors:>6}{note}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--episodes", type=int, default=64)
     ap.add_argument("--latency", type=float, default=0.3)
     ap.add_argument("--levels", default="1,8,64")
+    ap.add_argument("--client", default="auto", choices=("auto", "litellm"))
     args = ap.parse_args()
 
     from envs.domain import get_domain
@@ -80,41 +106,57 @@ def main() -> None:
             "user": RoleConfig(spec="openai/fake-user", api_base=url),
             "judge": RoleConfig(spec="openai/fake-judge", api_base=url),
         }
-        cfg = {"llm": {"model_concurrency": 1024, "request_timeout": 30, "max_retries": 0}}
-        ctx = make_llm_context(cfg, roles)
-        factories = (agent_factory(domain, roles["agent"], ctx), user_factory(domain, roles["user"], ctx), judge_factory(domain, roles["judge"], ctx))
-        ctx.preflight()
-        asyncio.run(play(domain, factories, 2, 2))  # warm-up: clients, template, goal state
 
-        single_rate = None
-        print(f"{args.episodes} toy episodes, {args.latency * 1000:.0f} ms per LLM call, server in its own process")
-        print(f"{'concurrency':>11} {'wall s':>8} {'ep/s':>7} {'% ideal':>8} {'CPU s':>7} {'CPU % wall':>10} {'calls':>6} {'errors':>6}")
-        for c in [int(x) for x in args.levels.split(",")]:
+        def setup(client: str):
+            cfg = {"llm": {"model_concurrency": 1024, "request_timeout": 30, "max_retries": 0, "client": client}}
+            ctx = make_llm_context(cfg, roles)
+            factories = (
+                agent_factory(domain, roles["agent"], ctx),
+                user_factory(domain, roles["user"], ctx),
+                judge_factory(domain, roles["judge"], ctx),
+            )
+            ctx.preflight()
+            asyncio.run(play(domain, factories, 2, 2))  # warm-up: sessions, template, goal state
+            return cfg, ctx, factories
+
+        def measure(ctx, factories, n: int, c: int) -> tuple[float, float, int, int]:
             calls0 = ctx.client.http_calls
             w0, c0 = time.perf_counter(), time.process_time()
-            recs = asyncio.run(play(domain, factories, args.episodes, c))
+            recs = asyncio.run(play(domain, factories, n, c))
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-            rate = args.episodes / wall
+            return wall, cpu, ctx.client.http_calls - calls0, sum(r.status != "ok" for r in recs)
+
+        cfg, ctx, factories = setup(args.client)
+        single_rate = None
+        top = int(args.levels.split(",")[-1])
+        print(f"toy episodes (4 LLM calls each), {args.latency * 1000:.0f} ms per LLM call, server in its own process, client {args.client}")
+        print(HEADER)
+        for c in [int(x) for x in args.levels.split(",")]:
+            wall, cpu, calls, errors = measure(ctx, factories, args.episodes, c)
             if single_rate is None:
-                single_rate = rate / c
-            ideal = min(c, args.episodes) * single_rate
-            errors = sum(r.status != "ok" for r in recs)
-            print(
-                f"{c:>11} {wall:>8.2f} {rate:>7.2f} {100 * rate / ideal:>7.1f}% {cpu:>7.2f} {100 * cpu / wall:>9.1f}% "
-                f"{ctx.client.http_calls - calls0:>6} {errors:>6}"
-            )
-        # The same top level split over worker processes (the runner's --workers), one per core.
-        # A worker pays a fixed start (importing litellm, a preflight), measured apart and taken
-        # out, so the figure is the steady rate a long run gets.
+                single_rate = args.episodes / wall / c
+            label = f"{args.episodes} at {c}" + (", lockstep" if c >= args.episodes else "")
+            print(row(label, args.episodes, wall, cpu, min(c, args.episodes) * single_rate, calls, errors))
+
+        # Longer than one wave: episodes drift apart, as in any real run.
+        n = args.episodes * 4
+        wall, cpu, calls, errors = measure(ctx, factories, n, top)
+        print(row(f"{n} at {top}", n, wall, cpu, top * single_rate, calls, errors))
+        if args.client != "litellm":
+            _, lctx, lfactories = setup("litellm")
+            wall_l, cpu_l, calls_l, errors_l = measure(lctx, lfactories, n, top)
+            print(row(f"{n} at {top}, litellm", n, wall_l, cpu_l, top * single_rate, calls_l, errors_l,
+                      f"   (CPU per call {1000 * cpu_l / calls_l:.1f} ms vs {1000 * cpu / calls:.1f} ms)"))
+
+        # The same over worker processes (the runner's --workers), one per core. A worker pays
+        # a fixed start (imports, a preflight), measured apart and taken out: the steady rate.
         import resource
         import tempfile
 
         from envs.run import _play_in_workers
         from envs.store import RunStore
 
-        c = int(args.levels.split(",")[-1])
         workers = 2
-        n = args.episodes * 4
         task = next(iter(domain.tasks.values()))
 
         def run_workers(plan) -> tuple[float, float]:
@@ -125,28 +167,24 @@ def main() -> None:
                                     "llm": {**cfg["llm"], "api_base": url}})
                 ch0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 w0 = time.perf_counter()
-                asyncio.run(_play_in_workers(Path(d), plan, workers, c, store, lambda rec: None, None))
+                asyncio.run(_play_in_workers(Path(d), plan, workers, top, store, lambda rec: None, None))
                 ch1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 return time.perf_counter() - w0, (ch1.ru_utime + ch1.ru_stime) - (ch0.ru_utime + ch0.ru_stime)
 
         start_wall, start_cpu = run_workers([])
         wall, cpu = run_workers([(task.id, i, 0) for i in range(n)])
-        w, cp = wall - start_wall, cpu - start_cpu
-        rate = n / w
-        ideal = c * single_rate
-        print(
-            f"{f'{c} x{workers} proc':>11} {w:>8.2f} {rate:>7.2f} {100 * rate / ideal:>7.1f}% {cp:>7.2f} {100 * cp / w:>9.1f}%"
-            f" {n * 4:>6}      (steady state, {n} episodes; each worker's start, {start_wall:.1f} s, left out)"
-        )
+        print(row(f"{n} at {top}, {workers} processes", n, wall - start_wall, cpu - start_cpu, top * single_rate, n * 4, "-",
+                  f"   (each worker's start, {start_wall:.1f} s, left out)"))
 
-        # Where the CPU goes at the highest level: self time by package, under cProfile.
+        # Where the CPU goes at the top level: self time by part, under cProfile with a CPU
+        # clock (waiting in epoll costs nothing here, unlike with cProfile's default wall clock).
         import cProfile
         import pstats
 
-        prof = cProfile.Profile()
-        c = int(args.levels.split(",")[-1])
+        wall, cpu, calls, _ = measure(ctx, factories, n, top)
+        prof = cProfile.Profile(time.process_time)
         prof.enable()
-        asyncio.run(play(domain, factories, args.episodes, c))
+        asyncio.run(play(domain, factories, n, top))
         prof.disable()
         stats = pstats.Stats(prof).stats
         shares: dict[str, float] = {}
@@ -154,10 +192,10 @@ def main() -> None:
             b = _owner(func, stats)
             shares[b] = shares.get(b, 0.0) + self_t
         total = sum(shares.values()) or 1.0
-        calls = args.episodes * 4
-        print(f"CPU self time at concurrency {c}, by package (under cProfile, so slower than above):")
+        print(f"CPU at {top} ({n} episodes, {calls} calls, {1000 * cpu / calls:.2f} ms per call, {100 * cpu / wall:.1f}% of wall), by part:")
         for name, t in sorted(shares.items(), key=lambda kv: -kv[1]):
-            print(f"  {name:<34}{100 * t / total:>6.1f}%   {1000 * t / calls:>6.2f} ms per LLM call")
+            share = t / total
+            print(f"  {name:<40}{100 * share:>6.1f}%  {1000 * share * cpu / calls:>6.2f} ms per call  {100 * share * cpu / wall:>5.1f}% of wall")
     finally:
         proc.terminate()
         proc.wait(5)
@@ -179,12 +217,14 @@ def _owner(func, stats, depth: int = 0) -> str:
 def _bucket(path: str) -> str:
     """Which part of the program a source file belongs to."""
     p = path.replace("\\", "/")
+    if p.endswith("/envs/openai_http.py"):
+        return "HTTP client (aiohttp, or litellm's stack)"
     for part in ("/envs/", "/graders/", "/domains/", "/tests/toy_domain/"):
         if part in p and "site-packages" not in p:
             return "sitgym engine (envs, graders, domains)"
-    for pkg in ("litellm", "openai", "httpx", "httpcore", "aiohttp", "pydantic", "tiktoken", "tenacity", "h11", "anyio"):
+    for pkg in ("litellm", "openai", "httpx", "httpcore", "aiohttp", "tiktoken", "tenacity", "h11", "anyio", "multidict", "yarl"):
         if f"site-packages/{pkg}" in p:
-            return "LLM client (litellm, openai, httpx, ...)"
+            return "HTTP client (aiohttp, or litellm's stack)"
     if "asyncio" in p or "selectors" in p:
         return "asyncio event loop"
     if "sqlalchemy" in p or "sqlite" in p:

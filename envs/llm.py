@@ -47,6 +47,8 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter  # noqa: E402
+
 from envs.openai_http import OPENAI_COMPATIBLE, HTTPStatusError, OpenAIHTTP, wire_model  # noqa: E402
 from envs.records import ToolCall, Usage  # noqa: E402
 from envs.specs import SpecError  # noqa: E402
@@ -408,17 +410,6 @@ class LLMClient:
         if seed is not None:
             body["seed"] = seed
         send = self._sender(ep, body)
-
-        from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
-
-        expo = wait_exponential_jitter(multiplier=self.backoff, max=self.backoff_max, jitter=self.backoff)
-
-        def wait(rs) -> float:
-            exc = rs.outcome.exception() if rs.outcome else None
-            base = expo(rs)
-            ra = retry_after(exc.__cause__) if exc is not None and exc.__cause__ is not None else None
-            return min(self.backoff_max, max(base, ra)) if ra is not None else base
-
         attempts = 0
 
         async def attempt() -> Any:
@@ -427,6 +418,8 @@ class LLMClient:
             async with self._sem(ep):
                 self.http_calls += 1
                 try:
+                    if ep.direct:  # aiohttp enforces the timeout itself
+                        return await send()
                     return await asyncio.wait_for(send(), self.request_timeout + 10)
                 except Exception as e:  # classified below; never swallowed
                     kind, retryable = classify(e)
@@ -444,7 +437,7 @@ class LLMClient:
                 first: _Retryable | None = failed
                 async for att in AsyncRetrying(
                     stop=stop_after_attempt(self.max_retries + 1),
-                    wait=wait,
+                    wait=self._wait,
                     retry=retry_if_exception_type(_Retryable),
                     reraise=True,
                 ):
@@ -468,6 +461,13 @@ class LLMClient:
         self._cache_put(key, comp)
         add_usage(usage, comp)
         return comp
+
+    def _wait(self, rs: Any) -> float:
+        """Seconds before the next attempt: exponential backoff with jitter, or longer if the server said so."""
+        exc = rs.outcome.exception() if rs.outcome else None
+        base = wait_exponential_jitter(multiplier=self.backoff, max=self.backoff_max, jitter=self.backoff)(rs)
+        ra = retry_after(exc.__cause__) if exc is not None and exc.__cause__ is not None else None
+        return min(self.backoff_max, max(base, ra)) if ra is not None else base
 
     def _sender(self, ep: Endpoint, body: dict[str, Any]):
         """A coroutine function making one attempt: the lean client's POST, or litellm.acompletion."""

@@ -27,6 +27,7 @@ import json
 from typing import Any
 
 import aiohttp
+import yarl
 
 # litellm provider prefixes whose servers speak the OpenAI chat-completions protocol.
 OPENAI_COMPATIBLE = ("openai/", "hosted_vllm/")
@@ -84,6 +85,8 @@ class OpenAIHTTP:
 
     def __init__(self) -> None:
         self._loops: dict[int, _LoopSessions] = {}
+        self._urls: dict[str, yarl.URL] = {}  # parsed once per server, not per call
+        self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
 
     async def _session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -102,9 +105,14 @@ class OpenAIHTTP:
     async def chat(self, api_base: str, api_key: str | None, body: dict, timeout: float) -> dict:
         """The JSON reply of ``POST {api_base}/chat/completions`` with ``body``."""
         session = await self._session()
-        url = api_base.rstrip("/") + "/chat/completions"
+        url = self._urls.get(api_base)
+        if url is None:
+            url = self._urls[api_base] = yarl.URL(api_base.rstrip("/") + "/chat/completions")
+        t = self._timeouts.get(timeout)
+        if t is None:
+            t = self._timeouts[timeout] = aiohttp.ClientTimeout(total=timeout)
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {api_key or 'sk-no-key'}"}
-        async with session.post(url, data=json.dumps(body), headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)) as r:
+        async with session.post(url, data=json.dumps(body), headers=headers, timeout=t) as r:
             raw = await r.read()
             if r.status >= 400:
                 raise HTTPStatusError(r.status, _error_message(raw), r.headers)
