@@ -90,6 +90,7 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.3)
     ap.add_argument("--levels", default="1,8,64")
     ap.add_argument("--client", default="auto", choices=("auto", "litellm"))
+    ap.add_argument("--reps", type=int, default=5, help="runs per row at concurrency > 1; the median is printed")
     args = ap.parse_args()
 
     from envs.domain import get_domain
@@ -119,12 +120,23 @@ def main() -> None:
             asyncio.run(play(domain, factories, 2, 2))  # warm-up: sessions, template, goal state
             return cfg, ctx, factories
 
-        def measure(ctx, factories, n: int, c: int) -> tuple[float, float, int, int]:
-            calls0 = ctx.client.http_calls
-            w0, c0 = time.perf_counter(), time.process_time()
-            recs = asyncio.run(play(domain, factories, n, c))
-            wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-            return wall, cpu, ctx.client.http_calls - calls0, sum(r.status != "ok" for r in recs)
+        def measure(ctx, factories, n: int, c: int, reps: int = 1) -> tuple[float, float, int, int, str]:
+            """The median run of ``reps`` (by wall time), and the range of its % of ideal."""
+            runs = []
+            for _ in range(reps):
+                calls0 = ctx.client.http_calls
+                w0, c0 = time.perf_counter(), time.process_time()
+                recs = asyncio.run(play(domain, factories, n, c))
+                wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+                runs.append((wall, cpu, ctx.client.http_calls - calls0, sum(r.status != "ok" for r in recs)))
+            runs.sort()
+            return (*runs[len(runs) // 2], spread([r[0] for r in runs], n, c))
+
+        def spread(walls: list[float], n: int, c: int) -> str:
+            if len(walls) < 2 or single_rate is None:
+                return ""
+            pct = sorted(100 * n / w / (min(c, n) * single_rate) for w in walls)
+            return f"   (median of {len(walls)}; {pct[0]:.0f}-{pct[-1]:.0f}%)"
 
         cfg, ctx, factories = setup(args.client)
         single_rate = None
@@ -132,19 +144,19 @@ def main() -> None:
         print(f"toy episodes (4 LLM calls each), {args.latency * 1000:.0f} ms per LLM call, server in its own process, client {args.client}")
         print(HEADER)
         for c in [int(x) for x in args.levels.split(",")]:
-            wall, cpu, calls, errors = measure(ctx, factories, args.episodes, c)
+            wall, cpu, calls, errors, note = measure(ctx, factories, args.episodes, c, 1 if c == 1 else args.reps)
             if single_rate is None:
                 single_rate = args.episodes / wall / c
             label = f"{args.episodes} at {c}" + (", lockstep" if c >= args.episodes else "")
-            print(row(label, args.episodes, wall, cpu, min(c, args.episodes) * single_rate, calls, errors))
+            print(row(label, args.episodes, wall, cpu, min(c, args.episodes) * single_rate, calls, errors, note))
 
         # Longer than one wave: episodes drift apart, as in any real run.
         n = args.episodes * 4
-        wall, cpu, calls, errors = measure(ctx, factories, n, top)
-        print(row(f"{n} at {top}", n, wall, cpu, top * single_rate, calls, errors))
+        wall, cpu, calls, errors, note = measure(ctx, factories, n, top, args.reps)
+        print(row(f"{n} at {top}", n, wall, cpu, top * single_rate, calls, errors, note))
         if args.client != "litellm":
             _, lctx, lfactories = setup("litellm")
-            wall_l, cpu_l, calls_l, errors_l = measure(lctx, lfactories, n, top)
+            wall_l, cpu_l, calls_l, errors_l, _ = measure(lctx, lfactories, n, top)
             print(row(f"{n} at {top}, litellm", n, wall_l, cpu_l, top * single_rate, calls_l, errors_l,
                       f"   (CPU per call {1000 * cpu_l / calls_l:.1f} ms vs {1000 * cpu / calls:.1f} ms)"))
 
@@ -172,16 +184,17 @@ def main() -> None:
                 return time.perf_counter() - w0, (ch1.ru_utime + ch1.ru_stime) - (ch0.ru_utime + ch0.ru_stime)
 
         start_wall, start_cpu = run_workers([])
-        wall, cpu = run_workers([(task.id, i, 0) for i in range(n)])
+        runs = sorted(run_workers([(task.id, i, 0) for i in range(n)]) for _ in range(max(1, args.reps // 2)))
+        wall, cpu = runs[len(runs) // 2]
         print(row(f"{n} at {top}, {workers} processes", n, wall - start_wall, cpu - start_cpu, top * single_rate, n * 4, "-",
-                  f"   (each worker's start, {start_wall:.1f} s, left out)"))
+                  f"   (median of {len(runs)}; each worker's start, {start_wall:.1f} s, left out)"))
 
         # Where the CPU goes at the top level: self time by part, under cProfile with a CPU
         # clock (waiting in epoll costs nothing here, unlike with cProfile's default wall clock).
         import cProfile
         import pstats
 
-        wall, cpu, calls, _ = measure(ctx, factories, n, top)
+        wall, cpu, calls, _, _ = measure(ctx, factories, n, top, 3)
         prof = cProfile.Profile(time.process_time)
         prof.enable()
         asyncio.run(play(domain, factories, n, top))
@@ -196,6 +209,12 @@ def main() -> None:
         for name, t in sorted(shares.items(), key=lambda kv: -kv[1]):
             share = t / total
             print(f"  {name:<40}{100 * share:>6.1f}%  {1000 * share * cpu / calls:>6.2f} ms per call  {100 * share * cpu / wall:>5.1f}% of wall")
+        engine = sum(t for name, t in shares.items() if name.startswith(("sitgym", "SQLAlchemy"))) / total * cpu
+        print(
+            f"engine (sitgym + SQLAlchemy/SQLite): {100 * engine / wall:.1f}% of the run's wall time; "
+            f"{1000 * engine / n:.2f} ms per episode, {100 * engine / n * single_rate:.2f}% of one episode's "
+            f"{1 / single_rate:.2f} s"
+        )
     finally:
         proc.terminate()
         proc.wait(5)

@@ -49,7 +49,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter  # noqa: E402
 
-from envs.openai_http import OPENAI_COMPATIBLE, HTTPStatusError, OpenAIHTTP, wire_model  # noqa: E402
+from envs.openai_http import OPENAI_COMPATIBLE, HTTPStatusError, OpenAIHTTP, server_key, wire_model  # noqa: E402
 from envs.records import ToolCall, Usage  # noqa: E402
 from envs.specs import SpecError  # noqa: E402
 
@@ -473,7 +473,8 @@ class LLMClient:
         """A coroutine function making one attempt: the lean client's POST, or litellm.acompletion."""
         if ep.direct:
             wire = {"model": wire_model(ep.model), **body}
-            return lambda: self._http.chat(ep.api_base, ep.api_key, wire, self.request_timeout)
+            key = server_key(ep.model, ep.api_key)
+            return lambda: self._http.chat(ep.api_base, key, wire, self.request_timeout)
         litellm = litellm_module()
         kwargs: dict[str, Any] = dict(
             model=ep.model, timeout=self.request_timeout, num_retries=0, max_retries=0, drop_params=True, **body
@@ -531,7 +532,14 @@ def _get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
-_UNPRICED: set[str] = set()
+# Models litellm has no price for. A run's worker processes are told the parent's findings
+# (SITGYM_UNPRICED, comma-separated) so that, on OpenAI-compatible servers, they never
+# import litellm at all: that import alone takes 5 s or more of each worker's start.
+_UNPRICED: set[str] = set(filter(None, os.environ.get("SITGYM_UNPRICED", "").split(",")))
+
+
+def unpriced_models() -> list[str]:
+    return sorted(_UNPRICED)
 
 
 def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
@@ -547,17 +555,13 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | Non
     return float(p) + float(c)
 
 
-_ENV_KEY: dict[str, bool] = {}
-
-
 def _has_env_key(model: str) -> bool:
-    """Does the environment hold the provider's key for this model (litellm then uses it)?"""
-    if model not in _ENV_KEY:
-        try:
-            _ENV_KEY[model] = bool(litellm_module().validate_environment(model).get("keys_in_environment"))
-        except Exception:
-            _ENV_KEY[model] = False
-    return _ENV_KEY[model]
+    """Does the environment hold the provider's key for this model (litellm then uses it)?
+    Asked on every call, not remembered: the environment can change within a process."""
+    try:
+        return bool(litellm_module().validate_environment(model).get("keys_in_environment"))
+    except Exception:
+        return False
 
 
 # --- parsing helpers (shared by the actors) ------------------------------------------------
@@ -627,10 +631,17 @@ class LLMContext:
     def endpoint(self, role: str) -> Endpoint:
         return self.endpoints[role]
 
+    def start_local(self) -> None:
+        """Start the ``local:`` models' servers now rather than at the first call."""
+        for ep in self.endpoints.values():
+            self.client.ready(ep)
+
     def preflight(self) -> None:
         """Fail fast, one line naming the role and the model, before any episode starts."""
         for ep in self.endpoints.values():
             check_endpoint(self.client, ep)
+            if ep.local is None:
+                price(ep.model, 1, 1)  # learn now whether the model has a price (see _UNPRICED)
 
 
 def check_endpoint(client: LLMClient, ep: Endpoint, timeout: float = 10.0) -> None:
@@ -665,7 +676,7 @@ def _check_server(ep: Endpoint, provider: str, timeout: float) -> None:
     import urllib.request
 
     url = ep.api_base.rstrip("/") + "/models"
-    headers = {"Authorization": f"Bearer {ep.api_key or 'sk-no-key'}"}
+    headers = {"Authorization": f"Bearer {server_key(ep.model, ep.api_key)}"}
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as r:
             body = json.loads(r.read().decode("utf-8", "replace") or "{}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from typing import Any
 
 import aiohttp
@@ -41,6 +42,21 @@ class HTTPStatusError(Exception):
         self.status_code = status_code
         self.message = message
         self.headers = headers  # retry-after is read from here
+
+
+# The variable litellm reads a key from for each provider, when no key is given.
+_KEY_VARS = {"openai/": "OPENAI_API_KEY", "hosted_vllm/": "HOSTED_VLLM_API_KEY"}
+
+
+def server_key(model: str, api_key: str | None) -> str:
+    """The bearer token for a server: the given key, else the provider's variable as litellm
+    reads it, else a placeholder (local servers want some key and check none)."""
+    if api_key:
+        return api_key
+    for p, var in _KEY_VARS.items():
+        if model.startswith(p) and os.environ.get(var):
+            return os.environ[var]
+    return "sk-no-key"
 
 
 def wire_model(model: str) -> str:
@@ -102,7 +118,7 @@ class OpenAIHTTP:
             await ls.closer.__anext__()
         return ls.session
 
-    async def chat(self, api_base: str, api_key: str | None, body: dict, timeout: float) -> dict:
+    async def chat(self, api_base: str, api_key: str, body: dict, timeout: float) -> dict:
         """The JSON reply of ``POST {api_base}/chat/completions`` with ``body``."""
         session = await self._session()
         url = self._urls.get(api_base)
@@ -111,7 +127,7 @@ class OpenAIHTTP:
         t = self._timeouts.get(timeout)
         if t is None:
             t = self._timeouts[timeout] = aiohttp.ClientTimeout(total=timeout)
-        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {api_key or 'sk-no-key'}"}
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {api_key}"}
         async with session.post(url, data=json.dumps(body), headers=headers, timeout=t) as r:
             raw = await r.read()
             if r.status >= 400:

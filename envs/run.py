@@ -192,7 +192,9 @@ def _main(args: argparse.Namespace, console) -> int:
         user_factory(domain, roles["user"], llm_context),
         judge_factory(domain, roles["judge"], llm_context),
     )
-    if llm_context is not None:
+    if llm_context is not None and args.worker_stdin:
+        llm_context.start_local()  # the parent ran the preflight for its workers
+    elif llm_context is not None:
         llm_context.preflight()  # fails fast, one line per role, before any episode starts
     if args.worker_stdin:  # a worker never touches the run folder: the parent writes the store
         return _worker(domain, factories, args.concurrency or 1)
@@ -289,13 +291,16 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
 
     per = max(1, concurrency // workers)
     procs = []
+    env = dict(os.environ)
+    if "envs.llm" in sys.modules:  # what the preflight learnt about prices, so workers skip litellm
+        env["SITGYM_UNPRICED"] = ",".join(sys.modules["envs.llm"].unpriced_models())
     try:
         for i in range(workers):
             shard = plan[i::workers]
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "envs.run", "--resume", str(run_dir), "--worker-stdin",
                 "--concurrency", str(per), "--quiet",
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
                 limit=1 << 28,  # one record is one line, and transcripts can be long
             )
             proc.stdin.write(json.dumps(shard).encode())

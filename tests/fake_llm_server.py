@@ -124,6 +124,7 @@ class FakeLLMServer:
         self.models = set(models)  # extra model names /v1/models lists (fake-* always listed)
         self.requests: list[dict] = []
         self.times: list[float] = []  # arrival time of each chat request (time.monotonic)
+        self.auth: list[str | None] = []  # the Authorization header of each chat request
         self.model_requests: int = 0
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self.behaviours: dict[str, Callable[[dict], Reply]] = {}
@@ -143,6 +144,7 @@ class FakeLLMServer:
         with self._lock:
             self.requests.clear()
             self.times.clear()
+            self.auth.clear()
             self._queues.clear()
             self.behaviours.clear()
             self.model_requests = 0
@@ -180,6 +182,7 @@ class FakeLLMServer:
         with self._lock:
             self.requests.append(body)
             self.times.append(time.monotonic())
+            self.auth.append(request.headers.get("Authorization"))
         reply = self._next_reply(body)
         if self.latency:
             await asyncio.sleep(self.latency)

@@ -201,6 +201,18 @@ def test_a_reply_that_is_not_json_is_retried_by_the_lean_client(server, tmp_path
     assert summary["errors_by_role_kind"] == {"agent:bad_response": 1}
 
 
+def test_the_key_for_a_self_hosted_server_reaches_it(server, tmp_path, client, monkeypatch):
+    monkeypatch.setenv("SITGYM_API_KEY", "sk-self-hosted")
+    rc, recs, _ = run(server, tmp_path, client=client, out="given")
+    assert rc == 0 and recs[0].reward == 1.0 and set(server.auth) == {"Bearer sk-self-hosted"}
+    # No key given: the provider's own variable, as litellm reads it.
+    server.reset()
+    monkeypatch.delenv("SITGYM_API_KEY")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    rc, recs, _ = run(server, tmp_path, client=client, out="env")
+    assert rc == 0 and set(server.auth) == {"Bearer sk-from-env"}
+
+
 def test_client_direct_refuses_a_role_it_cannot_reach(server, tmp_path, capsys):
     from envs.run import main
 
@@ -495,6 +507,16 @@ def test_unpriced_model_has_unknown_cost_for_its_role_only(server, tmp_path, cli
 # --- kill and resume ---------------------------------------------------------------------------
 
 
+def test_workers_reach_the_server_and_play_each_episode_once(server, tmp_path, monkeypatch):
+    # Worker processes get the toy domain from PYTHONPATH and the prices the parent learnt.
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(Path(__file__).parent), str(Path(__file__).parents[1])]))
+    monkeypatch.setenv("SITGYM_DOMAINS", "toy_domain")
+    rc, recs, summary = run(server, tmp_path, "--workers", "2", "--concurrency", "4", repeats=6)
+    assert rc == 0 and sorted(r.repeat for r in recs) == list(range(6))
+    assert all(r.status == "ok" and r.reward == 1.0 and r.usage["agent"].cost is None for r in recs)
+    assert len(server.completions("fake-agent")) == 12 and summary["errors"] == 0
+
+
 def test_kill_mid_run_and_resume_loses_nothing_and_repeats_nothing(server, tmp_path):
     server.latency = 0.15
     out = tmp_path / "run"
@@ -514,6 +536,7 @@ def test_kill_mid_run_and_resume_loses_nothing_and_repeats_nothing(server, tmp_p
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
+    proc.stderr.close()
     before = [json.loads(l) for l in eps.read_text().splitlines() if l.strip()]
     assert 3 <= len(before) < 12
     from envs.run import main
