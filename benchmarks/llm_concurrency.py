@@ -184,7 +184,7 @@ def main() -> None:
                 return time.perf_counter() - w0, (ch1.ru_utime + ch1.ru_stime) - (ch0.ru_utime + ch0.ru_stime)
 
         start_wall, start_cpu = run_workers([])
-        runs = sorted(run_workers([(task.id, i, 0) for i in range(n)]) for _ in range(max(1, args.reps // 2)))
+        runs = sorted(run_workers([(task.id, i, 0) for i in range(n)]) for _ in range(args.reps))
         wall, cpu = runs[len(runs) // 2]
         print(row(f"{n} at {top}, {workers} processes", n, wall - start_wall, cpu - start_cpu, top * single_rate, n * 4, "-",
                   f"   (median of {len(runs)}; each worker's start, {start_wall:.1f} s, left out)"))
