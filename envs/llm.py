@@ -112,7 +112,7 @@ def make_endpoint(role: str, rc: Any, client: str = "auto") -> Endpoint:
         raise SpecError(f"--{role} {spec}: give local:smollm2 or local:PATH.gguf")
     tool_mode = rc.tool_mode or ("json" if local is not None else "native")
     if tool_mode not in ("native", "json"):
-        raise SpecError(f"--tool-mode: {tool_mode!r} is not native or json")
+        raise SpecError(f"--{role}-tool-mode: {tool_mode!r} is not native or json")
     temperature = rc.temperature
     if temperature is None and role == "judge":
         temperature = 0.0

@@ -27,6 +27,7 @@ def add_llm_arguments(ap: argparse.ArgumentParser) -> None:
         g.add_argument(f"--{role}-api-base", default=None, help=f"server for the {role} only (overrides --api-base)")
         g.add_argument(f"--{role}-temperature", type=float, default=None, help=f"{role} temperature (default: provider's; judge 0)")
         g.add_argument(f"--{role}-max-tokens", type=int, default=None, help=f"{role} max tokens per reply (local: 256)")
+        g.add_argument(f"--{role}-tool-mode", choices=("native", "json"), default=None, help=f"--tool-mode for the {role} only")
     g.add_argument(
         "--tool-mode",
         choices=("native", "json"),
@@ -77,6 +78,7 @@ def make_calibration_judge(domain: Any, args: argparse.Namespace) -> Any:
         api_base=args.judge_api_base or args.api_base,
         temperature=args.judge_temperature,
         max_tokens=args.judge_max_tokens,
+        tool_mode=getattr(args, "judge_tool_mode", None),
     )
     cfg = {"llm": {"cache": args.cache, "client": getattr(args, "client", None)}}
     ctx = make_llm_context(cfg, {"judge": role})

@@ -338,7 +338,7 @@ def _role_llm_settings(cfg: dict, role: str) -> dict:
         "api_base": llm.get(f"{role}_api_base") or llm.get("api_base"),
         "temperature": llm.get(f"{role}_temperature"),
         "max_tokens": llm.get(f"{role}_max_tokens"),
-        "tool_mode": llm.get("tool_mode"),
+        "tool_mode": llm.get(f"{role}_tool_mode") or llm.get("tool_mode"),
     }
 
 

@@ -338,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--api-base", default=None)
     ap.add_argument("--judge-api-base", default=None)
     ap.add_argument("--client", choices=("auto", "litellm", "direct"), default=None, help="as in envs.run (default auto)")
+    ap.add_argument("--judge-tool-mode", choices=("native", "json"), default=None, help="json: verdicts through response_format")
     ap.add_argument("--judge-temperature", type=float, default=None)
     ap.add_argument("--judge-max-tokens", type=int, default=None)
     ap.add_argument("--cache", default=None)

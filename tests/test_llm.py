@@ -138,6 +138,14 @@ def test_full_run_all_three_roles_native(server, tmp_path, client):
     assert summary["rules"]["J1"]["followed"] == 2
 
 
+def test_tool_mode_per_role(server, tmp_path):
+    rc, recs, _ = run(server, tmp_path, "--agent-tool-mode", "json")
+    assert rc == 0 and recs[0].reward == 1.0 and recs[0].agent_errors == 0
+    agent, user = server.completions("fake-agent")[0], server.completions("fake-user")[0]
+    assert "response_format" in agent and "tools" not in agent
+    assert "response_format" not in user and user["tools"]  # the user keeps native tool calls
+
+
 def test_json_tool_mode(server, tmp_path, client):
     rc, recs, _ = run(server, tmp_path, "--tool-mode", "json", client=client)
     assert rc == 0 and recs[0].reward == 1.0 and recs[0].agent_errors == 0
