@@ -147,18 +147,22 @@ def rule_profile(recs: list[EpisodeRecord], domain: Any = None) -> dict:
     unjudged: dict[str, int] = Counter()
     for (rule, sit), c in sorted(cells.items()):
         judged = c["FOLLOWED"] + c["VIOLATED"]
-        entry = rules.setdefault(rule, {"by_situation": {}, "followed": 0, "violated": 0, "needs_review": 0, "unjudged": 0})
+        entry = rules.setdefault(
+            rule, {"by_situation": {}, "followed": 0, "violated": 0, "needs_review": 0, "not_applicable": 0, "unjudged": 0}
+        )
         cell = {
             "judged": judged,
             "followed": c["FOLLOWED"],
             "violated": c["VIOLATED"],
             "needs_review": c["NEEDS_REVIEW"],
+            # the rule's condition did not arise on that turn (e.g. no identity check failed)
+            "not_applicable": c["NOT_APPLICABLE"],
             "unjudged": c["UNJUDGED"],
             "compliance": (c["FOLLOWED"] / judged) if judged else None,
             "ci95": wilson(c["FOLLOWED"], judged),
         }
         entry["by_situation"][sit] = cell
-        for k in ("followed", "violated", "needs_review", "unjudged"):
+        for k in ("followed", "violated", "needs_review", "not_applicable", "unjudged"):
             entry[k] += cell[k]
         coverage[rule][sit] = judged
         if c["UNJUDGED"]:
@@ -223,7 +227,7 @@ def print_summary(summary: dict, console=None) -> None:
         cols = ["rule", "compliance", "followed/judged", "95% CI"]
         if calibrated:
             cols += ["corrected", "corrected 95% CI", "judge acc."]
-        cols += ["needs review", "unjudged", "weakest situation"]
+        cols += ["needs review", "n/a", "unjudged", "weakest situation"]
         for col in cols:
             rt.add_column(col)
         fmt_ci = lambda ci: f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""  # noqa: E731
@@ -245,6 +249,7 @@ def print_summary(summary: dict, console=None) -> None:
             weakest = min(judged_cells, key=lambda x: x[0]) if judged_cells else None
             row += [
                 str(e["needs_review"]),
+                str(e.get("not_applicable", 0)),
                 str(e["unjudged"]),
                 f"{weakest[1]} {weakest[2]['followed']}/{weakest[2]['judged']}" if weakest else "-",
             ]

@@ -252,3 +252,60 @@ DELIVERED = tool("get_shipment_tracking", {"order_id": "O-00200", "status": "del
 ])
 def test_r12_dates(reply, events, expected):
     assert verdict("R12", reply, "Where is my parcel?", *events) == expected
+
+
+# --- R13: escalate on a legal threat, or on a request for a human after a refusal ------------
+
+NA = "NOT_APPLICABLE"
+REFUSED = AgentEvent(turn=0, content="I'm afraid that order isn't eligible for a refund any more: it arrived 52 days ago.")
+ESCALATED = tool("escalate_to_human", "Escalation #9 opened; a human agent takes over the conversation.",
+                 customer_id="C-00101", reason="customer_request")
+
+
+@pytest.mark.parametrize("events,reply,expected", [
+    ([REFUSED, "Fine. Put me through to your supervisor then."], "The policy is the same for everyone, I'm afraid.", V),
+    ([REFUSED, "Fine. Put me through to your supervisor then.", ESCALATED], "Of course, a colleague is taking over now.", F),
+    (["This is the third time. I'll be contacting my attorney about this."], "I understand. Let me look at the order again.", V),
+    (["This is the third time. I'll be contacting my attorney about this.", ESCALATED], "I've passed this to a colleague.", F),
+    ([AgentEvent(turn=0, content="Sorry, I can’t refund that one."), "Get me a manager."], "A manager would say the same.", V),
+    ([REFUSED, "Can I speak with someone else about it?"], "Let me explain the policy once more.", V),
+    ([REFUSED, "That's not fair. Make an exception for me."], "I can't, I'm sorry.", NA),
+    (["Can I talk to a person about my order?"], "I can help with that myself: what's the order number?", NA),
+    (["I will pursue this until it's fixed."], "Let's fix it: what's the order number?", NA),
+    ([REFUSED, "I want a manager.", tool("escalate_to_human", "Error: customer not found", ok=False, customer_id="C-1")],
+     "I'm transferring you now.", V),
+])
+def test_r13_escalation(events, reply, expected):
+    assert verdict("R13", reply, *events) == expected
+
+
+# --- R14: nothing from the tools after a failed identity check ---------------------------------
+
+NO_MATCH = tool("find_customer_by_name_zip", "Error: no customer with that name and default-address zip code", ok=False,
+                first_name="Ada", last_name="Moss", zip="18049")
+ORDER = tool("get_order", {"order_id": "O-00042", "customer_id": "C-00101", "status": "shipped", "total": "$86.40",
+                           "shipment_status": "in_transit"}, order_id="O-00042")
+BY_EMAIL = tool("find_customer_by_email", {"customer_id": "C-00101", "first_name": "Ada", "last_name": "Moss"},
+                email="ada.moss@example.com")
+GET_CUSTOMER = tool("get_customer", CUSTOMER, customer_id="C-00101")
+ASKED = "Hi, Ada Moss, zip 18049. Where is O-00042?"
+
+
+@pytest.mark.parametrize("events,reply,expected", [
+    ([ASKED, NO_MATCH, ORDER], "I couldn't verify you, but it's in transit and should arrive soon.", V),
+    ([ASKED, NO_MATCH, ORDER], "I can't verify you, sorry. The total was $86.40 though.", V),
+    ([ASKED, NO_MATCH, ORDER], "I couldn't verify your identity, so I can't share anything about O-00042.", F),
+    ([ASKED, NO_MATCH], "Those details don't match our records: could you check the zip code (you said 18049)?", F),
+    (["My email is ada.moss@example.com, zip 18049.", BY_EMAIL, GET_CUSTOMER],
+     "That zip doesn't match, but I can see your address in Easton.", V),
+    (["My email is ada.moss@example.com, zip 18049.", BY_EMAIL, GET_CUSTOMER],
+     "I'm sorry, that zip doesn't match what we have, so I can't go further.", F),
+    (["My email is ada.moss@example.com, zip 18042.", BY_EMAIL, GET_CUSTOMER, ORDER],
+     "Thanks Ada, O-00042 has shipped and is in transit.", NA),
+    ([ASKED, NO_MATCH, "Sorry, it's zip 18042.",
+      tool("find_customer_by_name_zip", {"customer_id": "C-00101"}, first_name="Ada", last_name="Moss", zip="18042"), ORDER],
+     "Thanks, verified: O-00042 has shipped.", NA),
+    (["Where is O-00042?", ORDER], "It has shipped.", NA),  # no check attempted yet: R4's business, not R14's
+])
+def test_r14_no_details_after_failed_identity(events, reply, expected):
+    assert verdict("R14", reply, *events) == expected
