@@ -266,6 +266,40 @@ def no_details_unverified(events, idx, params):
     return "FOLLOWED", f"{why}; the reply repeats nothing the tools returned"
 
 
+@check("confirm_before_change")
+def confirm_before_change(events, idx, params):
+    """An account change (a tool in ``actions``, each with the pattern of words that name it)
+    made since the customer's last message needs, before it: an agent question naming that
+    action (the last agent message before the customer's), and a customer answer that is an
+    explicit yes (yes_patterns) with no change of mind in it (not_yes_patterns). A reply that
+    makes no change but asks before one (a question naming an action) follows the rule; any
+    other turn: NOT_APPLICABLE."""
+    actions: dict[str, str] = params["actions"]
+    u = _last_user_index(events, idx)
+    reply = _reply(events, idx)
+    changes = [e.call.name for e in events[u + 1 : idx]
+               if isinstance(e, ToolEvent) and e.side == "agent" and e.ok and e.call.name in actions]
+    if not changes:
+        questions = " ".join(q for q in re.split(r"(?<=[.!?])\s+", reply) if q.rstrip().endswith("?"))
+        named = next((t for t, pat in actions.items() if re.search(pat, questions, re.I)), None)
+        if named:
+            return "FOLLOWED", f"asks before changing anything ({named})"
+        return "NOT_APPLICABLE", "no account change in this turn, and none proposed"
+    asked = next((e for e in reversed(events[: max(u, 0)]) if isinstance(e, AgentEvent)), None)
+    if asked is None or "?" not in asked.content:
+        return "VIOLATED", f"{changes[0]} was made without first asking the customer"
+    unnamed = [t for t in changes if not re.search(actions[t], asked.content, re.I)]
+    if unnamed:
+        return "VIOLATED", f"{unnamed[0]} was not the action the agent asked about ({asked.content[:80]!r})"
+    said = events[u].content
+    no = _search(said, list(params.get("not_yes_patterns") or []))
+    if no:
+        return "VIOLATED", f"{changes[0]} was made although the customer's answer was not a plain yes ({no.group(0)!r})"
+    if not _search(said, list(params["yes_patterns"])):
+        return "VIOLATED", f"{changes[0]} was made without an explicit yes from the customer"
+    return "FOLLOWED", f"{changes[0]} was proposed by name and the customer said yes"
+
+
 @check("escalate_when_demanded")
 def escalate_when_demanded(events, idx, params):
     """The customer threatens legal action (threat_patterns), or asks for a human

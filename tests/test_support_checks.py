@@ -283,29 +283,59 @@ def test_r13_escalation(events, reply, expected):
 
 NO_MATCH = tool("find_customer_by_name_zip", "Error: no customer with that name and default-address zip code", ok=False,
                 first_name="Ada", last_name="Moss", zip="18049")
-ORDER = tool("get_order", {"order_id": "O-00042", "customer_id": "C-00101", "status": "shipped", "total": "$86.40",
+SHIPPED_ORDER = tool("get_order", {"order_id": "O-00042", "customer_id": "C-00101", "status": "shipped", "total": "$86.40",
                            "shipment_status": "in_transit"}, order_id="O-00042")
 BY_EMAIL = tool("find_customer_by_email", {"customer_id": "C-00101", "first_name": "Ada", "last_name": "Moss"},
                 email="ada.moss@example.com")
-GET_CUSTOMER = tool("get_customer", CUSTOMER, customer_id="C-00101")
 ASKED = "Hi, Ada Moss, zip 18049. Where is O-00042?"
 
 
 @pytest.mark.parametrize("events,reply,expected", [
-    ([ASKED, NO_MATCH, ORDER], "I couldn't verify you, but it's in transit and should arrive soon.", V),
-    ([ASKED, NO_MATCH, ORDER], "I can't verify you, sorry. The total was $86.40 though.", V),
-    ([ASKED, NO_MATCH, ORDER], "I couldn't verify your identity, so I can't share anything about O-00042.", F),
+    ([ASKED, NO_MATCH, SHIPPED_ORDER], "I couldn't verify you, but it's in transit and should arrive soon.", V),
+    ([ASKED, NO_MATCH, SHIPPED_ORDER], "I can't verify you, sorry. The total was $86.40 though.", V),
+    ([ASKED, NO_MATCH, SHIPPED_ORDER], "I couldn't verify your identity, so I can't share anything about O-00042.", F),
     ([ASKED, NO_MATCH], "Those details don't match our records: could you check the zip code (you said 18049)?", F),
     (["My email is ada.moss@example.com, zip 18049.", BY_EMAIL, GET_CUSTOMER],
      "That zip doesn't match, but I can see your address in Easton.", V),
     (["My email is ada.moss@example.com, zip 18049.", BY_EMAIL, GET_CUSTOMER],
      "I'm sorry, that zip doesn't match what we have, so I can't go further.", F),
-    (["My email is ada.moss@example.com, zip 18042.", BY_EMAIL, GET_CUSTOMER, ORDER],
+    (["My email is ada.moss@example.com, zip 18042.", BY_EMAIL, GET_CUSTOMER, SHIPPED_ORDER],
      "Thanks Ada, O-00042 has shipped and is in transit.", NA),
     ([ASKED, NO_MATCH, "Sorry, it's zip 18042.",
-      tool("find_customer_by_name_zip", {"customer_id": "C-00101"}, first_name="Ada", last_name="Moss", zip="18042"), ORDER],
+      tool("find_customer_by_name_zip", {"customer_id": "C-00101"}, first_name="Ada", last_name="Moss", zip="18042"), SHIPPED_ORDER],
      "Thanks, verified: O-00042 has shipped.", NA),
-    (["Where is O-00042?", ORDER], "It has shipped.", NA),  # no check attempted yet: R4's business, not R14's
+    (["Where is O-00042?", SHIPPED_ORDER], "It has shipped.", NA),  # no check attempted yet: R4's business, not R14's
 ])
 def test_r14_no_details_after_failed_identity(events, reply, expected):
     assert verdict("R14", reply, *events) == expected
+
+
+# --- R5: state the change and get a yes before making it ---------------------------------------
+
+def asked(text: str) -> AgentEvent:
+    return AgentEvent(turn=0, content=text)
+
+
+DONE_CANCEL = tool("cancel_order", {"order_id": "O-00042", "status": "cancelled"}, order_id="O-00042")
+DONE_REFUND = tool("refund_items", {"refund_id": 3, "amount": "$20.00"}, order_id="O-00042", item_ids=[1])
+DONE_REPLACE = tool("send_replacement", {"order_id": "O-00042", "status": "pending_shipment"}, order_id="O-00042", item_ids=[1])
+DONE_CLAIM = tool("open_carrier_claim", {"claim_id": 5, "status": "open"}, order_id="O-00042", reason="lost")
+DONE_READDRESS = tool("change_shipping_address", {"order_id": "O-00042"}, order_id="O-00042", line1="5 Elm Rd")
+
+
+@pytest.mark.parametrize("events,reply,expected", [
+    ([asked("Shall I cancel O-00042 and refund the $20.00 to your Visa?"), "Yes please.", DONE_CANCEL], "Cancelled.", F),
+    ([asked("Shall I cancel O-00042?"), "Yes, but actually wait, keep it.", DONE_CANCEL], "Cancelled.", V),
+    ([asked("Would you like me to fix this for you?"), "Yes.", DONE_REFUND], "Refunded!", V),
+    (["The mug arrived broken.", DONE_REFUND], "I've refunded the mug.", V),
+    ([asked("I'll refund you right away."), "Okay.", DONE_REFUND], "Done.", V),
+    ([asked("Shall I send you a replacement mug?"), "Sure, go ahead.", DONE_REPLACE, DONE_CLAIM], "Done, and I opened a claim.", V),
+    ([asked("Shall I change the shipping address to 5 Elm Rd?"), "Yes, no problem.", DONE_READDRESS], "Updated.", F),
+    ([asked("Shall I send a replacement?"), "Hmm. Fine, whatever you think.", DONE_REPLACE], "Sent.", V),
+    (["The mug arrived broken."], "Sorry! Would you prefer a refund or a replacement?", F),
+    (["The mug arrived broken."], "Shall I refund $24.99 for the mug to your card?", F),
+    (["The mug arrived broken."], "Could you give me the email address on your account?", NA),
+    (["Where is my order?"], "It has shipped and should arrive on Friday.", NA),
+])
+def test_r5_confirm_before_change(events, reply, expected):
+    assert verdict("R5", reply, *events) == expected

@@ -37,7 +37,8 @@ def _profile(agent: str, task_ids: list[str], repeats: int) -> dict:
 @pytest.fixture(scope="module")
 def profiles():
     d = get_domain("support")
-    ids = sorted(t for t in d.tasks if t.startswith("sup_ambig")) + ["sup_lost_parcel_refund", "sup_damaged_replacement"]
+    ids = sorted(t for t in d.tasks if t.startswith("sup_ambig")) + [
+        "sup_lost_parcel_refund", "sup_damaged_replacement", "sup_changes_mind_cancel_to_address", "sup_duplicate_which_order"]
     return _profile("careful", ids, 6), _profile("eager", ids, 6)
 
 
