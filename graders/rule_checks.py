@@ -300,6 +300,29 @@ def confirm_before_change(events, idx, params):
     return "FOLLOWED", f"{changes[0]} was proposed by name and the customer said yes"
 
 
+@check("follow_the_change_of_mind")
+def follow_the_change_of_mind(events, idx, params):
+    """The customer's last message takes back what the agent had proposed (change_patterns):
+    no account change (a tool in ``actions``) may follow in this turn. The one the agent had
+    asked about is the abandoned request; any other is the new one, made without confirming
+    it. Replies that change nothing follow the rule. Any other turn: NOT_APPLICABLE."""
+    actions: dict[str, str] = params["actions"]
+    u = _last_user_index(events, idx)
+    if u < 0:
+        return "NOT_APPLICABLE", "no customer message yet"
+    turn = _search(events[u].content, list(params["change_patterns"]))
+    if not turn:
+        return "NOT_APPLICABLE", "the customer did not change their mind"
+    asked = next((e for e in reversed(events[:u]) if isinstance(e, AgentEvent)), None)
+    abandoned = {t for t, pat in actions.items() if asked is not None and re.search(pat, asked.content, re.I)}
+    for e in events[u + 1 : idx]:
+        if isinstance(e, ToolEvent) and e.side == "agent" and e.ok and e.call.name in actions:
+            if e.call.name in abandoned:
+                return "VIOLATED", f"the customer took it back ({turn.group(0)!r}), yet {e.call.name} was carried out"
+            return "VIOLATED", f"{e.call.name} was made on the new request without confirming it first"
+    return "FOLLOWED", f"the customer changed their mind ({turn.group(0)!r}) and no change was made before confirming"
+
+
 @check("escalate_when_demanded")
 def escalate_when_demanded(events, idx, params):
     """The customer threatens legal action (threat_patterns), or asks for a human

@@ -332,6 +332,7 @@ DONE_READDRESS = tool("change_shipping_address", {"order_id": "O-00042"}, order_
     ([asked("Shall I send you a replacement mug?"), "Sure, go ahead.", DONE_REPLACE, DONE_CLAIM], "Done, and I opened a claim.", V),
     ([asked("Shall I change the shipping address to 5 Elm Rd?"), "Yes, no problem.", DONE_READDRESS], "Updated.", F),
     ([asked("Shall I send a replacement?"), "Hmm. Fine, whatever you think.", DONE_REPLACE], "Sent.", V),
+    ([asked("Shall I send a replacement?"), "Yes, go ahead, I don't mind waiting.", DONE_REPLACE], "Sent.", F),
     (["The mug arrived broken."], "Sorry! Would you prefer a refund or a replacement?", F),
     (["The mug arrived broken."], "Shall I refund $24.99 for the mug to your card?", F),
     (["The mug arrived broken."], "Could you give me the email address on your account?", NA),
@@ -339,3 +340,18 @@ DONE_READDRESS = tool("change_shipping_address", {"order_id": "O-00042"}, order_
 ])
 def test_r5_confirm_before_change(events, reply, expected):
     assert verdict("R5", reply, *events) == expected
+
+
+# --- R11: after a change of mind, neither the abandoned request nor an unconfirmed new one -----
+
+@pytest.mark.parametrize("events,reply,expected", [
+    ([asked("Shall I cancel O-00042?"), "On second thought, keep it, but send it to my office."], "Sure: what's the office address?", F),
+    ([asked("Shall I cancel O-00042?"), "On second thought, keep it, but send it to my office.", DONE_CANCEL], "Cancelled.", V),
+    ([asked("Shall I refund the mug?"), "No, I'd prefer a new one.", DONE_REPLACE], "A new mug is on its way.", V),
+    ([asked("Shall I refund the mug?"), "Scratch that, a replacement please."], "Shall I send you a replacement mug?", F),
+    ([asked("Shall I refund the mug?"), "Yes, no problem, go ahead.", DONE_REFUND], "Refunded.", NA),
+    ([asked("Shall I refund the mug?"), "Yes please."], "Done.", NA),
+    ([asked("Shall I refund the mug?"), "Yes, I don't mind. I have no time for this, though.", DONE_REFUND], "Refunded.", NA),
+])
+def test_r11_change_of_mind(events, reply, expected):
+    assert verdict("R11", reply, *events) == expected
