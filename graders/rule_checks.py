@@ -323,6 +323,65 @@ def follow_the_change_of_mind(events, idx, params):
     return "FOLLOWED", f"the customer changed their mind ({turn.group(0)!r}) and no change was made before confirming"
 
 
+def _sentences(text: str) -> tuple[str, str]:
+    """(the statements, the questions) of a reply."""
+    parts = re.split(r"(?<=[.!?])\s+", text)
+    questions = [q for q in parts if q.rstrip().endswith("?")]
+    return " ".join(q for q in parts if q not in questions), " ".join(questions)
+
+
+def _named_by(item: str, said: str) -> bool:
+    """Does the customer's text name this item (most of its words, e.g. "the mug set")?"""
+    words = [w for w in re.findall(r"[a-z]+", item.lower()) if len(w) >= 3]
+    return bool(words) and sum(re.search(rf"\b{w}", said) is not None for w in words) * 2 >= len(words)
+
+
+@check("ask_do_not_guess")
+def ask_do_not_guess(events, idx, params):
+    """A detail the customer did not give must be asked for, not guessed. Guesses caught: an
+    order the agent settles on (named in a statement of the reply, or acted on since the
+    customer's last message) while the tools listed several orders that fit what the customer
+    said and the customer named none; and guess_patterns in a statement (e.g. "the default
+    address") that the customer did not say. Params: order_pattern, guess_patterns,
+    mutating_tools; ask_patterns (a question asking for a detail) and ignore_patterns (e.g.
+    "anything else?"). A reply that asks for a detail and guesses none follows the rule; any
+    other turn: NOT_APPLICABLE."""
+    u = _last_user_index(events, idx)
+    said = " ".join(e.content for e in events[:idx] if isinstance(e, UserEvent)).lower()
+    stated, questions = _sentences(_reply(events, idx))
+    order_re = params.get("order_pattern", r"\bO-\d+\b")
+    listed: dict[str, list[str]] = {}
+    for e in events[:idx]:
+        if isinstance(e, ToolEvent) and e.side == "agent" and e.ok:
+            out = _json_obj(e.output)
+            if isinstance(out, list):
+                for o in out:
+                    if isinstance(o, dict) and o.get("order_id"):
+                        listed[str(o["order_id"])] = [str(i) for i in o.get("items") or []]
+    named_items = {oid for oid, items in listed.items() if any(_named_by(i, said) for i in items)}
+    fitting = named_items or set(listed)
+    said_ids = {m.upper() for m in re.findall(order_re, said, re.I)}
+    picked = set(re.findall(order_re, stated, re.I))
+    for e in events[u + 1 : idx]:
+        if isinstance(e, ToolEvent) and e.side == "agent" and e.call.name in set(params.get("mutating_tools") or []):
+            oid = (e.call.arguments_dict() or {}).get("order_id")
+            if oid:
+                picked.add(str(oid))
+    # "my latest order": the customer chose by a rule of their own, so the pick is no guess
+    chose = any(re.search(g, said, re.I) for g in params.get("guess_patterns") or [])
+    if len(fitting) >= 2 and not said_ids & fitting and not chose:
+        guessed = sorted(p for p in picked if p in fitting)
+        if guessed:
+            return "VIOLATED", f"settled on {guessed[0]} of {len(fitting)} orders that fit, without asking which"
+    g = _search(stated, list(params.get("guess_patterns") or []))
+    if g and g.group(0).lower() not in said:
+        return "VIOLATED", f"assumed {g.group(0)!r} instead of asking"
+    ask = _search(questions, list(params.get("ask_patterns") or [r"\?"]), params.get("ignore_patterns"))
+    if ask:
+        return "FOLLOWED", f"asks ({ask.group(0)!r}) rather than guessing"
+    return "NOT_APPLICABLE", "asks for no detail, and guesses none"
+
+
 @check("escalate_when_demanded")
 def escalate_when_demanded(events, idx, params):
     """The customer threatens legal action (threat_patterns), or asks for a human

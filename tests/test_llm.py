@@ -146,6 +146,14 @@ def test_tool_mode_per_role(server, tmp_path):
     assert "response_format" not in user and user["tools"]  # the user keeps native tool calls
 
 
+def test_rules_without_a_check_or_a_judge_are_named_unjudged(server, tmp_path):
+    rc, recs, summary = run(server, tmp_path, domain="toyjudged", repeats=2)
+    assert rc == 0 and all(r.reward == 1.0 for r in recs)
+    assert {v.verdict for r in recs for v in r.verdicts if v.rule in ("J1", "J2")} == {"UNJUDGED"}
+    assert summary["unjudged"] == {"J1": 2, "J2": 2}  # one judged turn per episode, two episodes
+    assert summary["rules"]["T1"]["judged"] == 2 and "T1" not in summary["unjudged"]
+
+
 def test_json_tool_mode(server, tmp_path, client):
     rc, recs, _ = run(server, tmp_path, "--tool-mode", "json", client=client)
     assert rc == 0 and recs[0].reward == 1.0 and recs[0].agent_errors == 0

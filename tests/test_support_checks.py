@@ -355,3 +355,28 @@ def test_r5_confirm_before_change(events, reply, expected):
 ])
 def test_r11_change_of_mind(events, reply, expected):
     assert verdict("R11", reply, *events) == expected
+
+
+# --- R10: ask for a missing detail, never guess it ---------------------------------------------
+
+TWO_ORDERS = tool("list_orders", [
+    {"order_id": "O-00510", "status": "delivered", "items": ["Walnut Cutting Board"]},
+    {"order_id": "O-00498", "status": "delivered", "items": ["Walnut Cutting Board", "Bread Knife"]},
+], customer_id="C-00101")
+REFUND_510 = tool("refund_items", {"refund_id": 4}, order_id="O-00510", item_ids=[1])
+
+
+@pytest.mark.parametrize("events,reply,expected", [
+    (["The cutting board broke.", TWO_ORDERS], "Which order was it, O-00510 or O-00498?", F),
+    (["The cutting board broke.", TWO_ORDERS], "Found it: the board from O-00510. Shall I replace it?", V),
+    (["The cutting board broke.", TWO_ORDERS, REFUND_510], "Refunded.", V),
+    (["The bread knife is blunt.", TWO_ORDERS], "That's the knife from O-00498. Shall I replace it?", NA),  # one order fits
+    (["The bread knife is blunt.", TWO_ORDERS], "Is there anything else I can help you with?", NA),
+    (["The board from O-00510 broke.", TWO_ORDERS, REFUND_510], "Refunded.", NA),
+    (["Please change the address on O-00510."], "I'll send it to your saved address instead. OK?", V),
+    (["Please change the address on O-00510."], "Sure, what is the new address?", F),
+    (["Where is my latest order?", TWO_ORDERS], "Your latest order, O-00510, was delivered.", NA),
+    (["Thanks, that's all."], "You're welcome, have a good day.", NA),
+])
+def test_r10_ask_do_not_guess(events, reply, expected):
+    assert verdict("R10", reply, *events) == expected
