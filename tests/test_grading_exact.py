@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs.domain import get_domain
-from envs.episode import Episode, episode_seed, run_episode
-from envs.records import AgentAction
+from envs.episode import Episode, episode_seed
 from envs.state import EpisodeState
 from envs.users import ScriptedUser
 from graders.state_diff import diff_connection
