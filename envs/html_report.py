@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from envs.report import natural_key
+
 
 def _pass_k_svg(s: dict) -> str:
     ks = list(s.get("pass_hat_k", {}))
@@ -59,7 +61,7 @@ def _rules_table(s: dict) -> str:
         return "<p>No rule verdicts.</p>"
     sits = sorted({sit for cells in cov.values() for sit in cells})
     rows = ["<table><tr><th>rule</th><th>all</th>" + "".join(f"<th>{html.escape(x)}</th>" for x in sits) + "</tr>"]
-    for rid in sorted(cov):
+    for rid in sorted(cov, key=natural_key):
         e = s.get("rules", {}).get(rid, {})
         comp = e.get("compliance")
         flag = " (untrusted judge)" if e.get("untrusted") else ""
@@ -70,7 +72,9 @@ def _rules_table(s: dict) -> str:
                 continue
             cell = e.get("by_situation", {}).get(sit)
             if not cell or not cell["judged"]:
-                cells.append('<td class="gap">gap</td>')
+                na = (cell or {}).get("not_applicable", 0)
+                # n/a: the rule's condition never arose on those turns, so it is still a gap
+                cells.append(f'<td class="gap">gap{f" (n/a on {na})" if na else ""}</td>')
             else:
                 c = cell["compliance"]
                 cells.append(f'<td style="background:{_heat(c)}">{c:.2f} ({cell["followed"]}/{cell["judged"]})</td>')

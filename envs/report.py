@@ -181,7 +181,7 @@ def rule_profile(recs: list[EpisodeRecord], domain: Any = None) -> dict:
     return {"rules": rules, "coverage": dict(coverage), "coverage_gaps": gaps, "unjudged": dict(unjudged)}
 
 
-def _natural(rule_id: str) -> list:
+def natural_key(rule_id: str) -> list:
     """R2 before R10: digits compare as numbers."""
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", rule_id)]
 
@@ -237,7 +237,7 @@ def print_summary(summary: dict, console=None) -> None:
         for col in cols:
             rt.add_column(col)
         fmt_ci = lambda ci: f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""  # noqa: E731
-        for rule, e in sorted(summary["rules"].items(), key=lambda kv: _natural(kv[0])):
+        for rule, e in sorted(summary["rules"].items(), key=lambda kv: natural_key(kv[0])):
             row = [
                 rule + (" [red](untrusted judge)[/red]" if e.get("untrusted") else ""),
                 "-" if e["compliance"] is None else f"{e['compliance']:.2f}",
