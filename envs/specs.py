@@ -229,6 +229,10 @@ class Rule(Spec):
     good_example: str
     bad_example: str
     check: RuleCheck | None = None
+    # Also judged when the agent answers a turn only by handing the conversation over (a
+    # terminal tool such as a transfer to a human), for rules about what to do, e.g. "escalate
+    # when asked". Rules about what the reply says are not: there is no reply.
+    on_handoff: bool = False
 
 
 # --- loading ----------------------------------------------------------------------

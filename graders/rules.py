@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from envs.domain import Domain
-from envs.records import AgentEvent, Event, UserEvent, Verdict
+from envs.records import AgentEvent, Event, ToolEvent, UserEvent, Verdict
 from envs.specs import Rule, Situation, Task
 from graders.rule_checks import run_check
 
@@ -35,14 +35,36 @@ def reply_situations(events: list[Event]) -> list[tuple[int, str | None]]:
     return out
 
 
+def with_closing_action(domain: Domain, events: list[Event]) -> list[Event]:
+    """The events, plus a stand-in reply when the agent answered the last user message only by
+    ending the conversation with a terminal tool (a transfer to a human). That handoff is the
+    agent's answer to the turn: without it, a rule such as "escalate when asked" could only
+    ever be judged on the turns where the agent failed to escalate. Only rules marked
+    ``on_handoff`` are judged on the stand-in."""
+    last_user = max((i for i, e in enumerate(events) if isinstance(e, UserEvent)), default=-1)
+    after = events[last_user + 1 :]
+    if last_user < 0 or not after or not all(isinstance(e, ToolEvent) and e.side == "agent" for e in after):
+        return events
+    end = after[-1]
+    tool = domain.agent_tools.tools.get(end.call.name)
+    if tool is None or not tool.terminal or not end.ok:
+        return events
+    note = f"(no reply: the agent ended the conversation with {end.call.name})"
+    return [*events, AgentEvent(turn=events[last_user].turn + 1, content=note)]  # as a reply to that turn would be
+
+
 async def judge_episode(domain: Domain, task: Task, events: list[Event], judge: Any | None) -> list[Verdict]:
     verdicts: list[Verdict] = []
+    n = len(events)
+    events = with_closing_action(domain, events)
     for idx, sid in reply_situations(events):
         sit = domain.situations.get(sid) if sid else None
         if sit is None:
             continue
         turn = events[idx].turn
         rules = [domain.rules[r] for r in sit.rules if r in domain.rules]
+        if idx >= n:  # the stand-in for a handoff: only the rules about what to do
+            rules = [r for r in rules if r.on_handoff]
         for_judge = []
         for rule in rules:
             if rule.check is not None:

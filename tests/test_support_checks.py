@@ -380,3 +380,26 @@ REFUND_510 = tool("refund_items", {"refund_id": 4}, order_id="O-00510", item_ids
 ])
 def test_r10_ask_do_not_guess(events, reply, expected):
     assert verdict("R10", reply, *events) == expected
+
+
+def test_a_handoff_answers_the_turn_for_rules_about_what_to_do():
+    """An escalation ends the episode, so no reply follows it; R13 (on_handoff) is still judged
+    on that turn, and the rules about what a reply says are not."""
+    import asyncio
+
+    from graders.rules import judge_episode
+
+    d = get_domain("support")
+    sit = "outside_policy_refund"
+    events = [
+        UserEvent(turn=0, content="I want a refund for O-00042.", situation=sit),
+        AgentEvent(turn=1, content=REFUSED.content),
+        UserEvent(turn=1, content="Then let me talk to a manager.", situation=sit),
+        ESCALATED,
+    ]
+    verdicts = asyncio.run(judge_episode(d, next(iter(d.tasks.values())), events, None))
+    first = {v.rule: v.verdict for v in verdicts if v.turn == 1}
+    handoff = {v.rule: v for v in verdicts if v.turn == 2}
+    assert set(first) == set(d.situations[sit].rules) and first["R13"] == "NOT_APPLICABLE"
+    assert list(handoff) == ["R13"]  # no reply, so nothing about what a reply says is judged
+    assert handoff["R13"].verdict == "FOLLOWED" and "escalate_to_human" in handoff["R13"].rationale
