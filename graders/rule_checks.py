@@ -357,16 +357,16 @@ def ask_do_not_guess(events, idx, params):
             if isinstance(out, list):
                 for o in out:
                     if isinstance(o, dict) and o.get("order_id"):
-                        listed[str(o["order_id"])] = [str(i) for i in o.get("items") or []]
+                        listed[str(o["order_id"]).upper()] = [str(i) for i in o.get("items") or []]
     named_items = {oid for oid, items in listed.items() if any(_named_by(i, said) for i in items)}
     fitting = named_items or set(listed)
     said_ids = {m.upper() for m in re.findall(order_re, said, re.I)}
-    picked = set(re.findall(order_re, stated, re.I))
+    picked = {m.upper() for m in re.findall(order_re, stated, re.I)}
     for e in events[u + 1 : idx]:
         if isinstance(e, ToolEvent) and e.side == "agent" and e.call.name in set(params.get("mutating_tools") or []):
             oid = (e.call.arguments_dict() or {}).get("order_id")
             if oid:
-                picked.add(str(oid))
+                picked.add(str(oid).upper())
     # "my latest order": the customer chose by a rule of their own, so the pick is no guess
     chose = any(re.search(g, said, re.I) for g in params.get("guess_patterns") or [])
     if len(fitting) >= 2 and not said_ids & fitting and not chose:
