@@ -43,6 +43,19 @@ def _last_user_index(events: list[Event], idx: int) -> int:
     return -1
 
 
+# A sentence ends at . ! or ? followed by space (so "$24.99" and "e.g.x" stay whole), or at a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    return [x.strip() for x in _SENTENCE_END.split(text or "") if x.strip()]
+
+
+def question_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that ask something (checks of several domains share this)."""
+    return [x for x in sentences(text) if "?" in x]
+
+
 def _pattern_list(params: dict, one: str = "pattern", many: str = "patterns") -> list[str]:
     """A check's regexes: ``pattern`` (one string) and/or ``patterns`` (a list, any may match)."""
     out = list(params.get(many) or [])
@@ -147,8 +160,8 @@ def clarify_before_action(events, idx, params):
     if cont:
         # "Is it the whole order? Or one item?": a question that starts like this offers
         # another reading of the same question, so it is not counted as a second one.
-        qs = re.findall(r"[^.?!]*\?", reply)
-        n = sum(1 for q in qs if not re.match(cont, q.strip(), re.I)) or min(len(qs), 1)
+        qs = question_sentences(reply)
+        n = sum(1 for q in qs if not re.match(cont, q, re.I)) or min(len(qs), 1)
     else:
         n = reply.count("?")
     if n == 1:
@@ -280,7 +293,7 @@ def confirm_before_change(events, idx, params):
     changes = [e.call.name for e in events[u + 1 : idx]
                if isinstance(e, ToolEvent) and e.side == "agent" and e.ok and e.call.name in actions]
     if not changes:
-        questions = " ".join(q for q in re.split(r"(?<=[.!?])\s+", reply) if q.rstrip().endswith("?"))
+        questions = " ".join(question_sentences(reply))
         named = next((t for t, pat in actions.items() if re.search(pat, questions, re.I)), None)
         if named:
             return "FOLLOWED", f"asks before changing anything ({named})"
@@ -323,13 +336,6 @@ def follow_the_change_of_mind(events, idx, params):
     return "FOLLOWED", f"the customer changed their mind ({turn.group(0)!r}) and no change was made before confirming"
 
 
-def _sentences(text: str) -> tuple[str, str]:
-    """(the statements, the questions) of a reply."""
-    parts = re.split(r"(?<=[.!?])\s+", text)
-    questions = [q for q in parts if q.rstrip().endswith("?")]
-    return " ".join(q for q in parts if q not in questions), " ".join(questions)
-
-
 def _named_by(item: str, said: str) -> bool:
     """Does the customer's text name this item (most of its words, e.g. "the mug set")?"""
     words = [w for w in re.findall(r"[a-z]+", item.lower()) if len(w) >= 3]
@@ -348,7 +354,9 @@ def ask_do_not_guess(events, idx, params):
     other turn: NOT_APPLICABLE."""
     u = _last_user_index(events, idx)
     said = " ".join(e.content for e in events[:idx] if isinstance(e, UserEvent)).lower()
-    stated, questions = _sentences(_reply(events, idx))
+    parts = sentences(_reply(events, idx))
+    stated = " ".join(x for x in parts if "?" not in x)
+    questions = " ".join(x for x in parts if "?" in x)
     order_re = params.get("order_pattern", r"\bO-\d+\b")
     listed: dict[str, list[str]] = {}
     for e in events[:idx]:

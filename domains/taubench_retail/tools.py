@@ -122,6 +122,16 @@ def _order(session: Session, order_id: Any) -> m.Order | None:
     return session.get(m.Order, k) if k is not None else None
 
 
+def _order_in(session: Session, order_id: Any, status: str, action: str) -> m.Order:
+    """The order, which must be in ``status`` for ``action`` (tau-bench's two error strings)."""
+    order = _order(session, order_id)
+    if order is None:
+        raise ToolError("order not found")
+    if order.status != status:
+        raise ToolError(f"non-{status} order cannot be {action}")
+    return order
+
+
 def _payment_methods(session: Session, user_id: str) -> dict[str, m.PaymentMethod]:
     user = session.get(m.User, user_id)
     if user is None:
@@ -241,11 +251,7 @@ def _evaluate(expression: Any) -> Any:
 @_tau("CancelPendingOrder")
 def cancel_pending_order(session: Session, order_id: str, reason: str) -> str:
     """Cancel a pending order; gift-card payments are refunded to the card at once."""
-    order = _order(session, order_id)
-    if order is None:
-        raise ToolError("order not found")
-    if order.status != "pending":
-        raise ToolError("non-pending order cannot be cancelled")
+    order = _order_in(session, order_id, "pending", "cancelled")
     if reason not in ["no longer needed", "ordered by mistake"]:
         raise ToolError("invalid reason")
     refunds = []
@@ -289,11 +295,7 @@ def exchange_delivered_order_items(
     session: Session, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
 ) -> str:
     """Request the exchange of delivered items for other variants of the same products."""
-    order = _order(session, order_id)
-    if order is None:
-        raise ToolError("order not found")
-    if order.status != "delivered":
-        raise ToolError("non-delivered order cannot be exchanged")
+    order = _order_in(session, order_id, "delivered", "exchanged")
     _check_items(order, item_ids, lambda i: f"{i} not found")
     diff_price = round(_price_difference(session, order, item_ids, new_item_ids), 2)
     pms = _payment_methods(session, order.user_id)
@@ -371,11 +373,7 @@ def modify_pending_order_address(
     session: Session, order_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
 ) -> str:
     """Change the shipping address of a pending order."""
-    order = _order(session, order_id)
-    if order is None:
-        raise ToolError("order not found")
-    if order.status != "pending":
-        raise ToolError("non-pending order cannot be modified")
+    order = _order_in(session, order_id, "pending", "modified")
     _write_address(order, dict(address1=address1, address2=address2, city=city, state=state,
                                country=country, zip=zip))
     return _dump_order(order)
@@ -386,11 +384,7 @@ def modify_pending_order_items(
     session: Session, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
 ) -> str:
     """Swap items of a pending order for other variants, paying or refunding the difference."""
-    order = _order(session, order_id)
-    if order is None:
-        raise ToolError("order not found")
-    if order.status != "pending":
-        raise ToolError("non-pending order cannot be modified")
+    order = _order_in(session, order_id, "pending", "modified")
     _check_items(order, item_ids, lambda i: f"{i} not found")
     diff_price = _price_difference(session, order, item_ids, new_item_ids)  # not rounded, as in tau-bench
     pms = _payment_methods(session, order.user_id)
@@ -419,11 +413,7 @@ def modify_pending_order_items(
 @_tau("ModifyPendingOrderPayment")
 def modify_pending_order_payment(session: Session, order_id: str, payment_method_id: str) -> str:
     """Pay a pending order with another method: charge the new one, refund the old one."""
-    order = _order(session, order_id)
-    if order is None:
-        raise ToolError("order not found")
-    if order.status != "pending":
-        raise ToolError("non-pending order cannot be modified")
+    order = _order_in(session, order_id, "pending", "modified")
     pms = _payment_methods(session, order.user_id)
     k = _key(payment_method_id)
     if k not in pms:
@@ -467,11 +457,7 @@ def modify_user_address(
 @_tau("ReturnDeliveredOrderItems")
 def return_delivered_order_items(session: Session, order_id: str, item_ids: list[str], payment_method_id: str) -> str:
     """Request the return of delivered items, refunded to the original method or a gift card."""
-    order = _order(session, order_id)
-    if order is None:
-        raise ToolError("order not found")
-    if order.status != "delivered":
-        raise ToolError("non-delivered order cannot be returned")
+    order = _order_in(session, order_id, "delivered", "returned")
     pms = _payment_methods(session, order.user_id)
     if _key(payment_method_id) not in pms:
         raise ToolError("payment method not found")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from envs.records import AgentEvent, Event, ToolEvent, UserEvent
-from graders.rule_checks import check
+from graders.rule_checks import check, question_sentences
 
 from .problems import evaluate, numbers_in, parse_number
 
@@ -132,10 +132,6 @@ def _student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | Non
     return k.answer in nums
 
 
-def _sentences_with_question(text: str) -> list[str]:
-    return [s.strip() for s in re.findall(r"[^.!?\n]*\?", text)]
-
-
 PRAISE = re.compile(r"\b(great|good|nice|well done|excellent|awesome|perfect|brilliant|fantastic|super|correct|right|you got it|you did it)\b", re.I)
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
@@ -232,7 +228,7 @@ def _solved_now(events, idx) -> bool:
 def guiding_question(events, idx, params):
     if _solved_now(events, idx):
         return "NOT_APPLICABLE", "the student's answer this turn is correct; nothing left to guide"
-    qs = [q for q in _sentences_with_question(_reply(events, idx)) if QUESTION_PROBE.search(q)]
+    qs = [q for q in question_sentences(_reply(events, idx)) if QUESTION_PROBE.search(q)]
     if not qs:
         return "VIOLATED", "the reply asks the student no guiding question"
     return "FOLLOWED", f"asks {qs[0]!r}"
@@ -265,7 +261,7 @@ def clarify(events, idx, params):
     m = VERDICT_POS.search(reply) or VERDICT_NEG.search(reply)
     if m:
         return "VIOLATED", f"judged the unclear answer ({m.group(0)!r}) instead of asking what the student meant"
-    if not _sentences_with_question(reply):
+    if not question_sentences(reply):
         return "VIOLATED", "did not ask the student to clarify"
     return "FOLLOWED", "asks the student to clarify before judging"
 
@@ -311,7 +307,7 @@ def redirect(events, idx, params):
     m = REDIRECT.search(reply)
     if not m:
         return "VIOLATED", "does not steer the student back to the problem"
-    if not _sentences_with_question(reply):
+    if not question_sentences(reply):
         return "VIOLATED", "mentions the problem but gives the student nothing to do on it"
     return "FOLLOWED", f"steers back ({m.group(0)!r}) with a question"
 
@@ -320,7 +316,7 @@ def redirect(events, idx, params):
 def check_understanding(events, idx, params):
     if _solved_now(events, idx):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
-    qs = [q for q in _sentences_with_question(_reply(events, idx)) if UNDERSTANDING_PROBE.search(q)]
+    qs = [q for q in question_sentences(_reply(events, idx)) if UNDERSTANDING_PROBE.search(q)]
     if not qs:
         return "VIOLATED", "explains without asking the student to apply or restate it"
     return "FOLLOWED", f"checks understanding: {qs[0]!r}"
