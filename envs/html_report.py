@@ -82,7 +82,7 @@ def _rules_table(s: dict) -> str:
     rows.append("</table>")
     un = s.get("unjudged") or {}
     if un:
-        rows.append("<p>Unjudged (no check, no judge model): " + ", ".join(f"{html.escape(r)} on {n} turns" for r, n in sorted(un.items())) + "</p>")
+        rows.append("<p>Unjudged (no check, no judge model): " + ", ".join(f"{html.escape(r)} on {n} turns" for r, n in sorted(un.items(), key=lambda kv: natural_key(kv[0]))) + "</p>")
     return "".join(rows)
 
 

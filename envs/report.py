@@ -269,7 +269,7 @@ def print_summary(summary: dict, console=None) -> None:
     if summary.get("unjudged"):
         console.print(
             "[yellow]unjudged (no deterministic check and no --judge model):[/yellow] "
-            + ", ".join(f"{r} on {n} turns" for r, n in sorted(summary["unjudged"].items()))
+            + ", ".join(f"{r} on {n} turns" for r, n in sorted(summary["unjudged"].items(), key=lambda kv: natural_key(kv[0])))
         )
     if summary.get("usage"):
         ut = Table(title="tokens and cost")
