@@ -3,7 +3,7 @@
 All three roles point at the fake OpenAI server (``tests/fake_llm_server.py``,
 run in its own process so its CPU does not count as the engine's) with a fixed
 latency per call. Episodes of the toy domain (4 LLM calls each) are played
-through the real path (``envs.llm_actors`` -> ``envs.llm`` -> HTTP), with the
+through the real path (``envs.actors.llm_actors`` -> ``envs.llm.client`` -> HTTP), with the
 default client (``--client auto``: the lean client for this OpenAI-compatible
 server) unless ``--client litellm`` is given.
 
@@ -60,11 +60,11 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
 
 
 async def play(domain, factories, n: int, concurrency: int) -> list:
-    """The runner's own loop (envs.run._play): a state per slot, each record appended and fsynced."""
+    """The runner's own loop (envs.run.cli._play): a state per slot, each record appended and fsynced."""
     import tempfile
 
-    from envs.run import _play
-    from envs.store import RunStore
+    from envs.run.cli import _play
+    from envs.run.store import RunStore
 
     task = next(iter(domain.tasks.values()))
     with tempfile.TemporaryDirectory() as d:
@@ -93,10 +93,10 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5, help="runs per row at concurrency > 1; the median is printed")
     args = ap.parse_args()
 
-    from envs.domain import get_domain
-    from envs.llm import litellm_module
-    from envs.llm_cli import make_llm_context
-    from envs.roles import RoleConfig, agent_factory, judge_factory, user_factory
+    from envs.domain.definition import get_domain
+    from envs.llm.client import litellm_module
+    from envs.run.llm_flags import make_llm_context
+    from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory
 
     litellm_module()  # import once, outside the timings
     proc, url = start_server(args.latency)
@@ -165,8 +165,8 @@ def main() -> None:
         import resource
         import tempfile
 
-        from envs.run import _play_in_workers
-        from envs.store import RunStore
+        from envs.run.cli import _play_in_workers
+        from envs.run.store import RunStore
 
         workers = 2
         task = next(iter(domain.tasks.values()))

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.specs import SpecError  # noqa: E402
-from envs.state import EpisodeState  # noqa: E402
-from graders.state_diff import diff_connection  # noqa: E402
+from envs.spec.schema import SpecError  # noqa: E402
+from envs.state.database import EpisodeState  # noqa: E402
+from graders.outcome.state_diff import diff_connection  # noqa: E402
 
 # tau-bench v1 on this machine class: reset = data_load_func() (re-reading the JSON),
 # grading a gold replay = calculate_reward() (reload, replay the gold actions, hash both states).

@@ -1,1 +1,1 @@
-"""Domains: one package per domain, each registering itself with ``envs.domain.register_domain``."""
+"""Domains: one package per domain, each registering itself with ``envs.domain.definition.register_domain``."""

@@ -8,6 +8,6 @@ import os
 # Nothing is fetched at import: litellm reads its bundled price map.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from envs.registration import register_envs  # noqa: E402
+from envs.gym.registration import register_envs  # noqa: E402
 
 register_envs()

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from envs.report import summarize
-from graders.calibrate import apply_calibration, main, rogan_gladen, rogan_gladen_ci, rule_stats
+from envs.report.summary import summarize
+from graders.calibrate.calibration import apply_calibration, main, rogan_gladen, rogan_gladen_ci, rule_stats
 
 
 def test_rule_stats_hand_computed():

@@ -1,11 +1,11 @@
-"""envs.compare: statistics against hand-computed values, and two real toy runs."""
+"""envs.report.compare: statistics against hand-computed values, and two real toy runs."""
 
 from __future__ import annotations
 
 import pytest
 
-from envs.compare import compare, fisher_exact, main as compare_main, paired_permutation
-from envs.run import main as run_main
+from envs.report.compare import compare, fisher_exact, main as compare_main, paired_permutation
+from envs.run.cli import main as run_main
 
 
 def test_fisher_exact_known_values():

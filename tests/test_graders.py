@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toy_domain
-from envs.domain import get_domain
+from envs.domain.definition import get_domain
 from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
-from envs.specs import AssertionSpec
-from graders.assertions import check_assertions
-from graders.outputs import check_outputs, normalise
+from envs.spec.schema import AssertionSpec
+from graders.outcome.assertions import check_assertions
+from graders.outcome.outputs import check_outputs, normalise
 from graders.pass_k import aggregate, pass_at_k, pass_hat_k
-from graders.rule_checks import run_check
-from graders.state_diff import diff_bytes
+from graders.rules.checks import run_check
+from graders.outcome.state_diff import diff_bytes
 
 
 # -- pass^k -------------------------------------------------------------------

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.domain import get_domain
-from envs.episode import Episode, episode_seed
-from envs.state import EpisodeState
-from envs.users import ScriptedUser
-from graders.state_diff import diff_connection
+from envs.domain.definition import get_domain
+from envs.episode.loop import Episode, episode_seed
+from envs.state.database import EpisodeState
+from envs.actors.offline_users import ScriptedUser
+from graders.outcome.state_diff import diff_connection
 
 
 @settings(max_examples=30, deadline=None)

@@ -8,7 +8,7 @@ from gymnasium.utils.env_checker import check_env
 
 import envs  # noqa: F401
 from conftest import SHARED
-from envs.registration import register_envs
+from envs.gym.registration import register_envs
 
 
 @pytest.mark.parametrize("env_id", ["sitgym/Support-v0", "sitgym/Tutoring-v0", "sitgym/TaubenchRetail-v0"])
@@ -25,8 +25,8 @@ def test_support_episode_through_gym_with_the_careful_agent():
     """The scripted careful agent, driven through the gym API, earns reward 1 on a task."""
     import asyncio
 
-    from envs.actors import AgentView
-    from envs.domain import get_domain
+    from envs.actors.protocols import AgentView
+    from envs.domain.definition import get_domain
     from envs.records import UserEvent
 
     d = get_domain("support")

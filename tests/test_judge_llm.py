@@ -11,12 +11,12 @@ import shutil
 import pytest
 import yaml
 
-from envs.domain import get_domain, register_domain
-from envs.episode import run_episode
-from envs.specs import AssertionSpec
-from envs.users import ScriptedUser
+from envs.domain.definition import get_domain, register_domain
+from envs.episode.loop import run_episode
+from envs.spec.schema import AssertionSpec
+from envs.actors.offline_users import ScriptedUser
 from fake_llm_server import FakeLLMServer, Reply
-from graders.calibrate import load_gold, main as calibrate
+from graders.calibrate.calibration import load_gold, main as calibrate
 
 JUDGE = "openai/fake-judge"
 
@@ -78,9 +78,9 @@ def test_extend_writes_unreviewed_items_for_gaps(server, tmp_path):
 
 
 def test_llm_judge_assertions_are_answered_by_the_judge(server):
-    from envs.llm_cli import make_llm_context
-    from envs.llm_actors import make_llm_judge
-    from envs.roles import RoleConfig
+    from envs.run.llm_flags import make_llm_context
+    from envs.actors.llm_actors import make_llm_judge
+    from envs.actors.roles import RoleConfig
 
     toy = get_domain("toy")
     task = toy.tasks["toy-deposit"].model_copy(

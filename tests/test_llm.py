@@ -4,7 +4,7 @@ No network and no mocks of litellm: every test runs ``envs.run.main`` (or an
 actor) against ``tests/fake_llm_server.py`` and checks what the run does, what
 the episode records, and what the summary counts. The fake server is an
 OpenAI-compatible server given by an api base, so by default (``--client
-auto``) requests go through the lean client (``envs.openai_http``); the tests
+auto``) requests go through the lean client (``envs.llm.backends.openai_http``); the tests
 that take the ``client`` fixture run once that way and once through litellm
 (``--client litellm``), which must behave the same.
 """
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from envs.domain import get_domain, register_domain
-from envs.llm_actors import parse_action, parse_verdicts, to_action
+from envs.domain.definition import get_domain, register_domain
+from envs.actors.llm_actors import parse_action, parse_verdicts, to_action
 from envs.records import EpisodeRecord
 from fake_llm_server import FakeLLMServer, Reply, default_agent
 
@@ -88,7 +88,7 @@ def client(request):
 
 
 def run(server, tmp_path, *extra, domain="toy", agent=AGENT, user=USER, judge=None, repeats=1, out="run", flags=FAST, client=None):
-    from envs.run import main
+    from envs.run.cli import main
 
     argv = ["--domain", domain, "--repeats", str(repeats), "--agent", agent, "--user", user, "--quiet"]
     if client:
@@ -230,7 +230,7 @@ def test_the_key_for_a_self_hosted_server_reaches_it(server, tmp_path, client, m
 
 
 def test_client_direct_refuses_a_role_it_cannot_reach(server, tmp_path, capsys):
-    from envs.run import main
+    from envs.run.cli import main
 
     argv = ["--domain", "toy", "--quiet", "--out", str(tmp_path / "run"), "--client", "direct", "--agent", "gpt-4.1-mini", "--user", USER]
     rc = main(argv + ["--user-api-base", server.url])
@@ -244,8 +244,8 @@ def test_lean_client_sessions_close_with_their_event_loop(server):
     import asyncio
     import warnings
 
-    from envs.llm import LLMClient, make_endpoint
-    from envs.roles import RoleConfig
+    from envs.llm.client import LLMClient, make_endpoint
+    from envs.actors.roles import RoleConfig
 
     client = LLMClient(request_timeout=5, max_retries=0)
     ep = make_endpoint("user", RoleConfig(spec=USER, api_base=server.url))
@@ -481,7 +481,7 @@ def _free_port() -> int:
     ],
 )
 def test_preflight_fails_fast_in_one_line(server, tmp_path, capsys, monkeypatch, argv, needle):
-    from envs.run import main
+    from envs.run.cli import main
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     argv = [a.replace("UNREACHABLE", f"http://127.0.0.1:{_free_port()}/v1") for a in argv]
@@ -555,7 +555,7 @@ def test_kill_mid_run_and_resume_loses_nothing_and_repeats_nothing(server, tmp_p
     proc.stderr.close()
     before = [json.loads(l) for l in eps.read_text().splitlines() if l.strip()]
     assert 3 <= len(before) < 12
-    from envs.run import main
+    from envs.run.cli import main
 
     server.latency = 0.0
     assert main(["--resume", str(out), "--quiet"]) == 0

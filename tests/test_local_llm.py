@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from envs.local_llm import available
+from envs.llm.backends.llamacpp import available
 
 pytestmark = [pytest.mark.local_llm, pytest.mark.slow]
 
@@ -37,7 +37,7 @@ ignore_columns: [accounts.note]
 
 @pytest.fixture(scope="module")
 def tiny_domain(tmp_path_factory):
-    from envs.domain import get_domain, register_domain
+    from envs.domain.definition import get_domain, register_domain
 
     d = tmp_path_factory.mktemp("tinytoy")
     (d / "tasks").mkdir()
@@ -62,7 +62,7 @@ def tiny_domain(tmp_path_factory):
 
 
 def test_smollm2_all_roles_smoke(tiny_domain, tmp_path):
-    from envs.run import main
+    from envs.run.cli import main
 
     out = tmp_path / "run"
     t0 = time.perf_counter()

@@ -8,7 +8,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.personas import all_pairs, all_personas, enumerate_personas, load_dimensions, personas_dir
+from envs.spec.personas import all_pairs, all_personas, enumerate_personas, load_dimensions, personas_dir
 
 
 def _covered(rows, dims):
@@ -26,7 +26,7 @@ def test_shipped_personas_are_the_enumeration_and_cover_all_pairs():
     expected = enumerate_personas(dims)
     shipped = all_personas()
     assert [p.model_dump() for p in shipped] == [p.model_dump() for p in expected], (
-        "personas/personas.yaml is stale: run python -m envs.personas --write"
+        "personas/personas.yaml is stale: run python -m envs.spec.personas --write"
     )
     assert _covered([p.dimensions for p in shipped], {k: list(v) for k, v in dims.items()})
     # far fewer personas than the full product

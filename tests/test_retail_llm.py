@@ -8,7 +8,7 @@ import json
 import pytest
 
 from conftest import SHARED
-from envs.run import main
+from envs.run.cli import main
 from fake_llm_server import FakeLLMServer
 
 DATA = SHARED / "tau-bench-retail"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from envs.run import main
-from envs.specs import SpecError, Task, load_one
+from envs.run.cli import main
+from envs.spec.schema import SpecError, Task, load_one
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,9 +14,9 @@ import json
 import pytest
 
 import envs  # noqa: F401
-from envs.domain import get_domain
+from envs.domain.definition import get_domain
 from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
-from graders.rule_checks import run_check
+from graders.rules.checks import run_check
 
 RULES = get_domain("support").rules
 
@@ -387,7 +387,7 @@ def test_a_handoff_answers_the_turn_for_rules_about_what_to_do():
     on that turn, and the rules about what a reply says are not."""
     import asyncio
 
-    from graders.rules import judge_episode
+    from graders.rules.verdicts import judge_episode
 
     d = get_domain("support")
     sit = "outside_policy_refund"

@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 from domains.support.agents import INTENTS, detect_intent, is_ambiguous
 from domains.support.models import Base
 from domains.support.seed import seed as seed_fn
-from envs.domain import get_domain
-from envs.episode import episode_seed, run_episode
-from envs.personas import get_persona
-from envs.state import EpisodeState, build_template
-from envs.users import ScriptedUser
-from graders.state_diff import diff_bytes, diff_connection, render_diff
+from envs.domain.definition import get_domain
+from envs.episode.loop import episode_seed, run_episode
+from envs.spec.personas import get_persona
+from envs.state.database import EpisodeState, build_template
+from envs.actors.offline_users import ScriptedUser
+from graders.outcome.state_diff import diff_bytes, diff_connection, render_diff
 
 MUTATING = {
     "cancel_order",
@@ -147,7 +147,7 @@ def test_situations_and_rules(domain):
     for s in sits.values():
         assert s.rules and set(s.rules) <= set(rules)
         assert s.how_to_play and (s.scripted.prefix or s.scripted.suffix)
-    from graders.rule_checks import CHECKS
+    from graders.rules.checks import CHECKS
 
     for r in rules.values():
         if r.check:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from envs.specs import SpecError
+from envs.spec.schema import SpecError
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau-bench-retail"
 DATA = Path(os.environ.get("SITGYM_TAUBENCH_DATA") or DEFAULT_DATA)
@@ -73,7 +73,7 @@ _SCRATCH: dict[int, Any] = {}
 def replay(domain, task, actions) -> Replay:
     """Replay ``actions`` from the task's initial state, resetting one reused episode state
     (as the runner does; a fresh state per replay would recompile every SQL statement)."""
-    from envs.state import EpisodeState
+    from envs.state.database import EpisodeState
 
     st = _SCRATCH.get(id(domain))
     if st is None:
@@ -98,9 +98,9 @@ def replays(domain) -> dict[str, Replay]:
 
 
 def taubench_changes(domain, before: bytes, after: bytes, ignore, tables=None) -> dict:
-    """The state diff (``graders.state_diff``) of two states, in gold_test.json's shape."""
-    from envs.state import EpisodeState
-    from graders.state_diff import diff_bytes
+    """The state diff (``graders.outcome.state_diff``) of two states, in gold_test.json's shape."""
+    from envs.state.database import EpisodeState
+    from graders.outcome.state_diff import diff_bytes
 
     from domains.taubench_retail.importer import RECORD_OF_TABLE, export_state
 
@@ -177,8 +177,8 @@ def test_gold_replay_reproduces_taubench(domain, gold, replays):
 
 
 def goal_diff(domain, task, final: bytes, dirty: set[str]):
-    """What ``graders.grade.grade_episode`` compares: the final state vs ``Domain.goal``."""
-    from graders.state_diff import diff_bytes
+    """What ``graders.outcome.grade.grade_episode`` compares: the final state vs ``Domain.goal``."""
+    from graders.outcome.state_diff import diff_bytes
 
     goal, goal_tables, _ = domain.goal(task)
     return diff_bytes(final, goal, domain.base.metadata, set(goal_tables) | dirty, task.ignore_columns)
@@ -208,7 +208,7 @@ def alterations(action, initial_user: dict) -> list[dict]:
 
 
 def test_grader_rewards_gold_and_only_gold(domain, gold, replays):
-    from envs.state import EpisodeState
+    from envs.state.database import EpisodeState
 
     from domains.taubench_retail.importer import export_state
 
@@ -255,8 +255,8 @@ def test_grader_rewards_gold_and_only_gold(domain, gold, replays):
 
 def test_gold_agent_through_the_episode_loop(domain):
     """The scripted ``gold`` agent, through ``run_episode``, earns reward 1 (state and outputs)."""
-    from envs.episode import run_episode
-    from envs.users import ScriptedUser
+    from envs.episode.loop import run_episode
+    from envs.actors.offline_users import ScriptedUser
 
     tasks = list(domain.tasks.values())
     picked = [t for t in tasks if t.outputs][:2] + [tasks[0], tasks[12], tasks[50]]  # outputs, exchange, transfers
@@ -275,7 +275,7 @@ def test_gold_agent_through_the_episode_loop(domain):
 
 
 def test_export_round_trips_the_initial_state(domain):
-    from envs.state import EpisodeState, build_template
+    from envs.state.database import EpisodeState, build_template
 
     from domains.taubench_retail.importer import export_state
 
@@ -299,7 +299,7 @@ PENDING = "#W5918442"  # pending, one payment
 
 
 def _state_after(domain, calls):
-    from envs.state import EpisodeState
+    from envs.state.database import EpisodeState
 
     st = EpisodeState(domain.base, domain.template())
     outs = [domain.agent_tools.call(st.session, n, a) for n, a in calls]
@@ -356,7 +356,7 @@ def test_bad_inputs_give_taubench_errors_and_change_nothing(domain, name, args, 
 
 
 def _same_state(domain, data: bytes) -> bool:
-    from graders.state_diff import diff_bytes
+    from graders.outcome.state_diff import diff_bytes
 
     return diff_bytes(data, domain.template(), domain.base.metadata) == []
 
@@ -409,7 +409,7 @@ def test_bad_data_path_is_one_clear_line(tmp_path):
 
 
 def test_registered_under_both_names():
-    from envs.domain import get_domain
+    from envs.domain.definition import get_domain
 
     assert get_domain("retail") is get_domain("taubench-retail")
     assert get_domain("retail").gym_id == "TaubenchRetail-v0"
@@ -476,7 +476,7 @@ def test_calculate_matches_taubench_on_random_expressions(domain):
     from hypothesis import given, settings
     from hypothesis import strategies as hs
 
-    from envs.state import EpisodeState
+    from envs.state.database import EpisodeState
 
     st = EpisodeState(domain.base, domain.template())
     exprs = hs.text(alphabet="0123456789+-*/(). \t", max_size=12).filter(lambda s: "**" not in s)
@@ -499,7 +499,7 @@ def test_calculate_matches_taubench_on_random_expressions(domain):
 
 def test_paths_the_gold_actions_do_not_take(domain):
     """Refunds to gift cards, duplicate items, refusals: read off tau-bench's rules, by hand."""
-    from envs.state import EpisodeState
+    from envs.state.database import EpisodeState
 
     from domains.taubench_retail.importer import export_state
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-from envs.actors import UserTurn
-from envs.specs import Persona, Scenario, Situation, ScriptedLines, Task
-from envs.users import ScriptedUser
+from envs.actors.protocols import UserTurn
+from envs.spec.schema import Persona, Scenario, Situation, ScriptedLines, Task
+from envs.actors.offline_users import ScriptedUser
 
 
 def _task(**sc) -> Task:

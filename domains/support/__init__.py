@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envs.domain import Domain, register_domain
+from envs.domain.definition import Domain, register_domain
 
 SEED = 20260615
 
@@ -17,7 +17,7 @@ def make_support_domain() -> Domain:
     from domains.support.models import Base
     from domains.support.seed import seed
     from domains.support.tools import AGENT_TOOLS, USER_TOOLS
-    from envs.tools import ToolSet
+    from envs.domain.tools import ToolSet
 
     return Domain(
         name="support",

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.actors import AgentView
+from envs.actors.protocols import AgentView
 from envs.records import AgentAction, ToolEvent, UserEvent
 
 TODAY = dt.date(2026, 6, 15)

@@ -45,7 +45,7 @@ from domains.support.models import (
     StoreCreditEntry,
     Ticket,
 )
-from envs.tools import ToolError, tool
+from envs.domain.tools import ToolError, tool
 
 # --- argument types -------------------------------------------------------------------
 

@@ -13,8 +13,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from envs.domain import Domain, register_domain
-from envs.specs import SpecError, Task
+from envs.domain.definition import Domain, register_domain
+from envs.spec.schema import SpecError, Task
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -74,7 +74,7 @@ class TaubenchRetailDomain(Domain):
         return read_policy(self.source())
 
     def load_tasks(self) -> dict[str, Task]:
-        from envs.specs import Action, Scenario
+        from envs.spec.schema import Action, Scenario
 
         from .importer import read_tasks
         from .models import KEY_ORDER_COLUMNS
@@ -107,7 +107,7 @@ class TaubenchRetailDomain(Domain):
 
 def make_domain() -> TaubenchRetailDomain:
     """The registry's factory: the domain object, with tools and agents; reads no data."""
-    from envs.tools import ToolSet
+    from envs.domain.tools import ToolSet
 
     from .agents import GoldAgent
     from .models import Base

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.actors import AgentView
+from envs.actors.protocols import AgentView
 from envs.records import AgentAction, AgentEvent, ToolCall
 
 if TYPE_CHECKING:
-    from envs.domain import Domain
-    from envs.specs import Task
+    from envs.domain.definition import Domain
+    from envs.spec.schema import Task
 
 
 class GoldAgent:

@@ -31,7 +31,7 @@ from typing import Any, Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
-from envs.tools import Tool, ToolError, ToolOutcome, ToolSet
+from envs.domain.tools import Tool, ToolError, ToolOutcome, ToolSet
 
 from . import models as m
 from .importer import export_state

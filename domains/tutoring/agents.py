@@ -23,7 +23,7 @@ import json
 import re
 from typing import Generator
 
-from envs.actors import AgentView
+from envs.actors.protocols import AgentView
 from envs.records import AgentAction, ToolEvent, UserEvent
 
 from .problems import numbers_in, parse_number

@@ -1,4 +1,4 @@
-"""Deterministic checks of the tutoring rules (registered with graders.rule_checks).
+"""Deterministic checks of the tutoring rules (registered with graders.rules.checks).
 
 Each check sees the whole transcript and the index of the tutor reply being
 judged. Checks that need the problem (its final answer, its step results)
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from envs.records import AgentEvent, Event, ToolEvent, UserEvent
-from graders.rule_checks import check, question_sentences
+from graders.rules.checks import check, question_sentences
 
 from .problems import evaluate, numbers_in, parse_number
 

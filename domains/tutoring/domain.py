@@ -19,9 +19,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from envs.domain import Domain
-from envs.tools import ToolSet
-from envs.specs import SpecError, Task
+from envs.domain.definition import Domain
+from envs.domain.tools import ToolSet
+from envs.spec.schema import SpecError, Task
 
 DEFAULT_PROBLEM_TASKS = 20
 
@@ -46,7 +46,7 @@ class TutoringDomain(Domain):
     # -- state --------------------------------------------------------------------------
 
     def build_template(self) -> bytes:
-        from envs.state import build_template
+        from envs.state.database import build_template
 
         from .seed import seed
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from envs.specs import SpecError
+from envs.spec.schema import SpecError
 
 HERE = Path(__file__).resolve().parent
 

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from envs.actors import STOP_TOKEN, UserReply, UserTurn
+from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.records import ToolEvent, UserEvent
 
 from .problems import fmt, numbers_in, parse_number

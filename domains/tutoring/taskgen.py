@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from envs.specs import Action, HiddenFact, InitialStatePatch, RowInsert, Scenario, Task
+from envs.spec.schema import Action, HiddenFact, InitialStatePatch, RowInsert, Scenario, Task
 
 from .models import NOW
 from .problems import Problem

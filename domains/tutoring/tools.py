@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from domains.tutoring import models as m
 from domains.tutoring.problems import misconceptions, numbers_in, parse_number
-from envs.tools import ToolError, tool
+from envs.domain.tools import ToolError, tool
 
 SessionId = Annotated[str, Field(description="Tutoring session id, e.g. TS-0042.", pattern=r"^TS-[A-Z0-9-]{1,9}$")]
 StudentId = Annotated[str, Field(description="Student id, e.g. S-0042.", pattern=r"^S-\d{4}$")]

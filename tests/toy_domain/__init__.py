@@ -12,10 +12,10 @@ from pydantic import Field
 from sqlalchemy import String, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
-from envs.actors import AgentView
-from envs.domain import Domain, register_domain
+from envs.actors.protocols import AgentView
+from envs.domain.definition import Domain, register_domain
 from envs.records import AgentAction
-from envs.tools import ToolError, ToolSet, tool
+from envs.domain.tools import ToolError, ToolSet, tool
 
 
 class Base(DeclarativeBase):

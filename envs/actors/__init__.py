@@ -1,0 +1,1 @@
+"""The actors of an episode: protocols, scripted / human / LLM users and agents, the LLM judge."""

@@ -1,0 +1,98 @@
+"""The two actors of an episode: the agent under test and the simulated user.
+
+Both are small async protocols so scripted and LLM actors are interchangeable
+and episodes can run concurrently on one asyncio loop. Scripted actors never
+await anything slow.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, runtime_checkable
+
+from envs.records import AgentAction, AgentEvent, Event, ToolEvent, Usage, UserEvent
+from envs.spec.schema import Persona, Situation, Task
+
+
+@dataclass
+class AgentView:
+    """What the agent may see: the policy, its tool schemas, and the transcript.
+
+    The transcript is filtered: user-tool events are the user's private business.
+    """
+
+    policy: str
+    tools: list[dict]
+    events: list[Event]
+    task_id: str
+    seed: int
+    repeat: int = 0
+
+    def last_user_message(self) -> str:
+        for e in reversed(self.events):
+            if isinstance(e, UserEvent):
+                return e.content
+        return ""
+
+    def user_messages(self) -> list[str]:
+        return [e.content for e in self.events if isinstance(e, UserEvent)]
+
+    def tool_events(self) -> list[ToolEvent]:
+        return [e for e in self.events if isinstance(e, ToolEvent) and e.side == "agent"]
+
+    def since_last_agent_message(self) -> list[Event]:
+        """Events after the agent's last message to the user."""
+        out: list[Event] = []
+        for e in reversed(self.events):
+            if isinstance(e, AgentEvent):
+                break
+            out.append(e)
+        return out[::-1]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """The agent under test. ``act`` returns one step: a message and/or tool calls."""
+
+    name: str
+
+    async def act(self, view: AgentView) -> AgentAction: ...
+
+
+@dataclass
+class UserTurn:
+    """What the user simulator gets each time it must speak."""
+
+    task: Task
+    persona: Persona | None
+    situation: Situation | None  # drawn uniformly from the task's situations
+    situation_id: str | None
+    agent_message: str | None  # None on the opening turn
+    events: list[Event]
+    turn: int
+    rng: random.Random
+    call_tool: Callable[[str, dict], str]  # calls a user tool on the shared state
+    user_tool_schemas: list[dict] = field(default_factory=list)
+    seed: int | None = None  # the episode's seed (passed to providers that take one)
+    repeat: int | None = None
+
+
+@dataclass
+class UserReply:
+    content: str
+    stop: bool = False
+
+
+class UserSimulator(Protocol):
+    name: str
+
+    async def reply(self, turn: UserTurn) -> UserReply: ...
+
+
+STOP_TOKEN = "###STOP###"
+
+
+def usage_of(actor: Any) -> Usage | None:
+    u = getattr(actor, "usage", None)
+    return u if isinstance(u, Usage) else None

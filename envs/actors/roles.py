@@ -1,0 +1,77 @@
+"""Building the actors of a run from role specs.
+
+A role spec is ``scripted`` / ``scripted:VARIANT`` (offline), ``human`` (the
+user only), or any litellm model string (handled by the LLM layer). Each
+episode gets fresh actor instances, so scripted actors may keep state and
+token accounting is per episode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from envs.domain.definition import Domain
+from envs.spec.schema import SpecError
+
+
+@dataclass
+class RoleConfig:
+    """One role's settings (the LLM layer reads the model fields)."""
+
+    spec: str
+    api_base: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    tool_mode: str | None = None  # native | json (LLM roles)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_scripted(self) -> bool:
+        return self.spec == "scripted" or self.spec.startswith("scripted:")
+
+    @property
+    def variant(self) -> str | None:
+        return self.spec.split(":", 1)[1] if ":" in self.spec and self.is_scripted else None
+
+
+def agent_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> Callable[[], Any]:
+    if role.is_scripted:
+        variant = role.variant or domain.default_agent
+        if variant not in domain.scripted_agents:
+            known = ", ".join(f"scripted:{k}" for k in domain.scripted_agents) or "none"
+            raise SpecError(f"--agent: domain {domain.name} has no scripted agent {variant!r} (known: {known})")
+        return domain.scripted_agents[variant]
+    if role.spec == "human":
+        raise SpecError("--agent: 'human' is only available for the user role")
+    from envs.actors.llm_actors import make_llm_agent
+
+    return make_llm_agent(domain, role, llm_context)
+
+
+def user_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> Callable[[], Any]:
+    from envs.actors.offline_users import HumanUser, ScriptedUser
+
+    if role.is_scripted:
+        variant = role.variant or "default"
+        if variant in domain.scripted_users:
+            return domain.scripted_users[variant]
+        if role.variant and role.variant != "default":
+            known = ", ".join(f"scripted:{k}" for k in domain.scripted_users) or "scripted"
+            raise SpecError(f"--user: domain {domain.name} has no scripted user {variant!r} (known: {known})")
+        return ScriptedUser
+    if role.spec == "human":
+        return HumanUser
+    from envs.actors.llm_actors import make_llm_user
+
+    return make_llm_user(domain, role, llm_context)
+
+
+def judge_factory(domain: Domain, role: RoleConfig | None, llm_context: Any = None) -> Callable[[], Any] | None:
+    if role is None or role.spec in ("", "none"):
+        return None
+    if role.is_scripted:
+        raise SpecError("--judge: there is no scripted judge; deterministic rule checks always run")
+    from envs.actors.llm_actors import make_llm_judge
+
+    return make_llm_judge(domain, role, llm_context)

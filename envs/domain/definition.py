@@ -1,0 +1,264 @@
+"""Domains and their registry.
+
+A domain is data plus thin tools: SQLAlchemy models, a deterministic seed
+function, agent tools, user tools, a policy, situations and rules, tasks, and
+scripted agents. It registers itself with ``register_domain``; the engine
+never imports a domain by name. Domains are discovered from the ``domains``
+package and from the ``sitgym.domains`` entry-point group (third-party
+domains: point the entry point at a module that calls ``register_domain``).
+
+Subclass ``Domain`` only where a domain builds its state or tasks in an
+unusual way (e.g. importing another benchmark's data).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from sqlalchemy.orm import DeclarativeBase, Session
+
+from envs.spec.schema import Persona, Rule, Situation, SpecError, Task, load_list, load_one
+from envs.domain.tools import ToolSet
+
+if TYPE_CHECKING:
+    from envs.actors.protocols import Agent
+    from envs.state.database import Touched
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def data_root() -> Path:
+    """Where ``tasks/`` and ``personas/`` live: the checkout, or the installed share dir."""
+    import sys
+
+    for cand in (PROJECT_ROOT, Path(sys.prefix) / "share" / "sitgym"):
+        if (cand / "tasks").is_dir():
+            return cand
+    return PROJECT_ROOT
+
+
+@dataclass
+class Domain:
+    name: str
+    gym_id: str  # e.g. "Support-v0", registered as "sitgym/Support-v0"
+    base: type[DeclarativeBase]
+    seed_fn: Callable[[Session, int], None]
+    agent_tools: ToolSet
+    user_tools: ToolSet
+    package_dir: Path  # holds policy.md, situations.yaml, rules.yaml
+    scripted_agents: dict[str, Callable[[], "Agent"]] = field(default_factory=dict)
+    default_agent: str = ""
+    # Domain-specific scripted users (e.g. a student who computes with a misconception);
+    # "scripted" alone picks "default" here, else the generic envs.actors.offline_users.ScriptedUser.
+    scripted_users: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    seed: int = 0
+    description: str = ""
+    # Domain options the CLI passes through (e.g. a data path); see configure().
+    options: dict[str, Any] = field(default_factory=dict)
+    # How required outputs are matched (graders/outputs.py): "normalised" or "substring".
+    outputs_mode: str = "normalised"
+    # Where the task YAML files are; default: <data root>/tasks/<name>.
+    tasks_path: Path | None = None
+
+    def __post_init__(self) -> None:
+        self._initial: dict[str, bytes] = {}
+        self._goal: dict[str, tuple[bytes, set[str], list[str]]] = {}
+        self._template: bytes | None = None
+        self._replay_state = None  # one reused state for goal replays
+
+    # -- configuration --------------------------------------------------------
+
+    def configure(self, **options: Any) -> None:
+        """Set domain options (clears caches). Unknown options are ignored by default domains."""
+        for k, v in options.items():
+            if v is None:
+                self.options.pop(k, None)  # None restores the default
+            else:
+                self.options[k] = v
+        self.__post_init__()
+        for key in ("tasks", "policy", "situations", "rules"):
+            self.__dict__.pop(key, None)
+
+    # -- state ------------------------------------------------------------------
+
+    def build_template(self) -> bytes:
+        from envs.state.database import build_template
+
+        return build_template(self.base, self.seed_fn, self.seed)
+
+    def template(self) -> bytes:
+        if self._template is None:
+            self._template = self.build_template()
+        return self._template
+
+    def initial_bytes(self, task: Task) -> bytes:
+        """Template + the task's initial_state patch (cached per task)."""
+        if task.id not in self._initial:
+            from envs.state.database import apply_patch
+
+            try:
+                self._initial[task.id] = apply_patch(self.base, self.template(), task.initial_state)
+            except ValueError as e:
+                raise SpecError(f"task {task.id}: {e}") from None
+        return self._initial[task.id]
+
+    def goal(self, task: Task) -> tuple[bytes, "Touched", list[str]]:
+        """The goal state: the task's expected actions replayed on a fresh copy.
+
+        Returns (bytes, what the replay touched (iterates as table names), error
+        outputs of actions that failed).
+        Cached per task: annotators write actions, not rows.
+        """
+        if task.id not in self._goal:
+            from envs.state.database import EpisodeState
+
+            if self._replay_state is None:
+                self._replay_state = EpisodeState(self.base, self.initial_bytes(task))
+            st = self._replay_state
+            st.load(self.initial_bytes(task))
+            problems = []
+            for a in task.expected_actions:
+                # Annotators may include the user's own tool calls (e.g. a student's answer).
+                tools = self.agent_tools if a.name in self.agent_tools else self.user_tools
+                out = tools.call(st.session, a.name, a.arguments)
+                if not out.ok:
+                    problems.append(f"{a.name}: {out.output}")
+            self._goal[task.id] = (st.snapshot(), st.touched.copy(), problems)
+        return self._goal[task.id]
+
+    # -- data -------------------------------------------------------------------------
+
+    @cached_property
+    def policy(self) -> str:
+        p = self.package_dir / "policy.md"
+        return p.read_text(encoding="utf-8") if p.exists() else ""
+
+    @cached_property
+    def situations(self) -> dict[str, Situation]:
+        p = self.package_dir / "situations.yaml"
+        return {s.id: s for s in load_list(Situation, p, "situations")} if p.exists() else {}
+
+    @cached_property
+    def rules(self) -> dict[str, Rule]:
+        p = self.package_dir / "rules.yaml"
+        return {r.id: r for r in load_list(Rule, p, "rules")} if p.exists() else {}
+
+    def tasks_dir(self) -> Path:
+        return self.tasks_path or data_root() / "tasks" / self.name
+
+    @cached_property
+    def tasks(self) -> dict[str, Task]:
+        return self.load_tasks()
+
+    def load_tasks(self) -> dict[str, Task]:
+        out: dict[str, Task] = {}
+        d = self.tasks_dir()
+        for path in sorted(d.glob("*.yaml")) + sorted(d.glob("*.yml")):
+            task = load_one(Task, path)
+            if task.domain != self.name:
+                raise SpecError(f"{path}: domain: {task.domain!r} is not {self.name!r}")
+            if task.id in out:
+                raise SpecError(f"{path}: id: duplicate task id {task.id!r}")
+            self.validate_task(task, path)
+            out[task.id] = task
+        return out
+
+    def validate_task(self, task: Task, path: Path | str) -> None:
+        """Cross-checks a task against the domain: tool names, situations, columns."""
+        for i, a in enumerate(task.expected_actions):
+            if a.name not in self.agent_tools and a.name not in self.user_tools:
+                raise SpecError(f"{path}: expected_actions.{i}.name: unknown tool {a.name!r}")
+        for i, u in enumerate(task.scenario.user_tools):
+            if u.tool not in self.user_tools:
+                raise SpecError(f"{path}: scenario.user_tools.{i}.tool: unknown user tool {u.tool!r}")
+        if self.situations:
+            for i, s in enumerate(task.scenario.situations):
+                if s not in self.situations:
+                    raise SpecError(f"{path}: scenario.situations.{i}: unknown situation {s!r}")
+        tables = self.base.metadata.tables
+        for i, col in enumerate(task.ignore_columns):
+            t, c = col.split(".")
+            if t not in tables or c not in tables[t].c:
+                raise SpecError(f"{path}: ignore_columns.{i}: no column {col!r}")
+        for i, a in enumerate(task.assertions):
+            for tname in (a.tool, a.before):
+                if tname and tname not in self.agent_tools and tname not in self.user_tools:
+                    raise SpecError(f"{path}: assertions.{i}: unknown tool {tname!r}")
+
+    def persona(self, task: Task) -> Persona | None:
+        from envs.spec.personas import get_persona
+
+        if task.persona is None or isinstance(task.persona, Persona):
+            return task.persona
+        return get_persona(task.persona)
+
+
+_REGISTRY: dict[str, Callable[[], Domain]] = {}
+_GYM_IDS: dict[str, str] = {}  # canonical domain name -> gymnasium id (without namespace)
+_INSTANCES: dict[str, Domain] = {}
+_DISCOVERED = False
+_DISCOVERY_ERRORS: list[str] = []
+
+
+def register_domain(
+    name: str, factory: Callable[[], Domain], *, gym_id: str, aliases: tuple[str, ...] = ()
+) -> None:
+    """Register a domain factory (called once, lazily, on first use).
+
+    ``gym_id`` is the gymnasium id without namespace, e.g. ``"Support-v0"``.
+    The factory must be cheap to register: build nothing until it is called.
+    """
+    _GYM_IDS[name] = gym_id
+    for n in (name, *aliases):
+        _REGISTRY[n] = factory
+
+
+def discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    _DISCOVERED = True
+    import domains
+
+    for mod in pkgutil.iter_modules(domains.__path__):
+        importlib.import_module(f"domains.{mod.name}")
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="sitgym.domains"):
+        ep.load()
+    # Extra domain modules without packaging: SITGYM_DOMAINS=pkg.mod,other.mod
+    import os
+
+    for name in filter(None, (os.environ.get("SITGYM_DOMAINS") or "").split(",")):
+        try:
+            importlib.import_module(name.strip())
+        except ImportError as e:
+            # Kept, not raised: discovery runs at `import envs`; the CLI reports it in one line.
+            _DISCOVERY_ERRORS.append(f"SITGYM_DOMAINS: cannot import domain module {name.strip()!r} ({e})")
+
+
+def domain_names() -> list[str]:
+    discover()
+    seen, out = set(), []
+    for n, f in _REGISTRY.items():
+        if f not in seen:
+            seen.add(f)
+            out.append(n)
+    return out
+
+
+def get_domain(name: str) -> Domain:
+    discover()
+    if name not in _REGISTRY:
+        why = f"; {_DISCOVERY_ERRORS[0]}" if _DISCOVERY_ERRORS else ""
+        raise SpecError(f"--domain: unknown domain {name!r} (known: {', '.join(domain_names())}){why}")
+    factory = _REGISTRY[name]
+    key = f"{id(factory)}"
+    if key not in _INSTANCES:
+        _INSTANCES[key] = factory()
+    return _INSTANCES[key]

@@ -1,0 +1,1 @@
+"""The gymnasium environments and their registration (``sitgym/<Domain>-v0``)."""

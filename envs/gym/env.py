@@ -1,0 +1,188 @@
+"""The gymnasium environment: the agent under test is the policy.
+
+Contract
+--------
+* ``reset(seed=..., options={"task_id": ...})`` starts an episode on a fresh
+  copy of the task's initial state and returns the simulated user's opening
+  message. Without a task id (neither in ``options`` nor fixed with
+  ``gymnasium.make(..., task_id=...)``) the seed picks one.
+* An action is one agent step: an ``AgentAction`` (or its JSON string, or a
+  dict), i.e. a message to the user and/or tool calls. A plain string that is
+  not an action's JSON is taken as a message to the user.
+* The observation is what the agent sees next: the user's reply, or for tool
+  calls a JSON list of ``{"tool_call_id", "name", "content"}``. ``info``
+  carries ``observation_kind``, the tool schemas and policy (on reset), the
+  new transcript events as the agent may see them (no situation labels, no
+  user-side tool calls), and at the end the grade, its diff and the full
+  transcript.
+* ``terminated`` when the user stops or the agent transfers to a human;
+  ``truncated`` on the turn budget (or too many tool calls in one turn).
+* ``reward`` is 0.0 until the end, then the grader's 1.0 / 0.0.
+
+No threads: simulated users that need I/O (LLM users) run on a private
+asyncio loop owned by the environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Callable
+
+import gymnasium
+from gymnasium import spaces
+from pydantic import ValidationError
+
+from envs.actors.protocols import UserSimulator
+from envs.domain.definition import get_domain
+from envs.episode.loop import Episode, episode_seed, visible_to_agent
+from envs.records import AgentAction
+from envs.state.database import EpisodeState
+from envs.actors.offline_users import ScriptedUser
+
+MAX_TEXT = 200_000
+# Printable text: ASCII, Latin and general scripts, symbols, and the emoji blocks.
+CHARSET = frozenset(
+    "\t\n\r"
+    + "".join(chr(c) for c in range(0x20, 0x7F))
+    + "".join(chr(c) for c in range(0xA0, 0x3000))
+    + "".join(chr(c) for c in range(0x1F300, 0x1FB00))
+)
+
+
+def _fit(text: str) -> str:
+    """Keep an observation inside the declared space (the raw text is in info)."""
+    if all(c in CHARSET for c in text) and len(text) <= MAX_TEXT:
+        return text
+    return "".join(c if c in CHARSET else "\N{REPLACEMENT CHARACTER}" for c in text)[:MAX_TEXT]
+
+
+def parse_action(action: Any) -> AgentAction:
+    """An AgentAction from the object, its dict or its JSON string (else: a message)."""
+    if isinstance(action, AgentAction):
+        return action
+    if isinstance(action, dict):
+        try:
+            return AgentAction.model_validate(action)
+        except ValidationError as e:
+            return AgentAction(parse_error=f"invalid action: {e.errors()[0]['msg']}")
+    if isinstance(action, str):
+        s = action.strip()
+        if s.startswith("{") or s.startswith("["):
+            try:
+                data = json.loads(s)
+            except json.JSONDecodeError:
+                return AgentAction(content=action)
+            if isinstance(data, list):
+                data = {"tool_calls": data}
+            if isinstance(data, dict) and ({"content", "tool_calls"} & data.keys()):
+                try:
+                    return AgentAction.model_validate(data)
+                except ValidationError as e:
+                    return AgentAction(parse_error=f"invalid action: {e.errors()[0]['msg']}")
+        return AgentAction(content=action)
+    return AgentAction(parse_error=f"unsupported action type {type(action).__name__}")
+
+
+class SitgymEnv(gymnasium.Env):
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        domain: str,
+        task_id: str | None = None,
+        user: Callable[[], UserSimulator] | None = None,
+        render_mode: str | None = None,
+        domain_options: dict | None = None,
+    ):
+        self.domain = get_domain(domain)
+        if domain_options:
+            self.domain.configure(**domain_options)
+        self.task_ids = sorted(self.domain.tasks)
+        if task_id is not None and task_id not in self.domain.tasks:
+            raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")
+        self.task_id = task_id
+        self.user_factory = user or self.domain.scripted_users.get("default", ScriptedUser)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+        self.action_space = spaces.Text(max_length=2_000, min_length=1, charset=CHARSET)
+        self._state: EpisodeState | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ep: Episode | None = None
+        self._seen = 0
+
+    def _run(self, coro):
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(coro)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        task_id = options.get("task_id") or self.task_id
+        if task_id is None:
+            task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
+        if task_id not in self.domain.tasks:
+            raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")
+        task = self.domain.tasks[task_id]
+        ep_seed = int(self.np_random.integers(2**31)) if seed is None else episode_seed(seed, task_id, 0)
+        if self._state is None:
+            self._state = EpisodeState(self.domain.base, self.domain.initial_bytes(task))
+        self._ep = Episode(self.domain, task, self.user_factory(), ep_seed, state=self._state)
+        opening = self._run(self._ep.start())
+        self._seen = len(self._ep.events)
+        info = {
+            "task_id": task_id,
+            "episode_seed": ep_seed,
+            "observation_kind": "user",
+            "tools": self.domain.agent_tools.schemas(),
+            "policy": self.domain.policy,
+            "events": [e.model_dump() for e in visible_to_agent(self._ep.events)],
+        }
+        return _fit(opening), info
+
+    def step(self, action):
+        if self._ep is None:
+            raise RuntimeError("call reset() before step()")
+        res = self._run(self._ep.step(parse_action(action)))
+        new = self._ep.events[self._seen :]
+        self._seen = len(self._ep.events)
+        info: dict[str, Any] = {
+            "observation_kind": res.kind,
+            "events": [e.model_dump() for e in visible_to_agent(new)],
+            "turn": self._ep.turn,
+        }
+        reward = 0.0
+        if self._ep.done:
+            grade = self._ep.grade()
+            reward = grade.reward
+            info["grade"] = grade.model_dump()
+            info["termination"] = self._ep.termination
+            # The whole record (situations, the user's own tool calls) once nothing is left to play.
+            info["transcript"] = [e.model_dump() for e in self._ep.events]
+        if self.render_mode == "human":
+            print(self.render())
+        return _fit(res.observation), reward, res.terminated, res.truncated, info
+
+    def render(self):
+        if self._ep is None:
+            return ""
+        lines = []
+        for e in self._ep.events:
+            if e.kind == "tool":
+                lines.append(f"[{e.side} tool] {e.call.name}({e.call.arguments}) -> {e.output[:200]}")
+            elif e.kind == "error":
+                lines.append(f"[error] {e.message}")
+            else:
+                lines.append(f"{e.kind}: {e.content}")
+        return "\n".join(lines)
+
+    def close(self):
+        if self._state is not None:
+            self._state.close()
+            self._state = None
+        if self._loop is not None:
+            # Lets an LLM user's HTTP session close on this loop (envs.llm.backends.openai_http).
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+            self._loop.close()
+            self._loop = None

@@ -1,0 +1,1 @@
+"""The LLM layer: one client (limits, retries, cache, accounting) over backends."""

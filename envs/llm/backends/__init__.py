@@ -1,0 +1,1 @@
+"""How a request reaches a model: litellm, the lean OpenAI-compatible client, llama.cpp in-process."""

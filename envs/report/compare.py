@@ -1,0 +1,174 @@
+"""``python -m envs.compare runs/A runs/B``: what a model or prompt change did.
+
+Compares two runs of the same domain, task by task and rule by rule:
+
+* pass^k of both runs, and the per-task success rates paired by task, with a
+  two-sided paired sign-flip permutation test on the per-task differences
+  (tasks are the unit; repeats within a task are not independent evidence);
+* tasks that got better or worse;
+* per rule, compliance in A and B with Fisher's exact test on the judged turns.
+
+Only tasks present in both runs are compared, and the output says how many.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from math import comb
+from pathlib import Path
+
+from envs.records import EpisodeRecord
+from envs.spec.schema import SpecError
+
+
+def fisher_exact(a: int, b: int, c: int, d: int) -> float:
+    """Two-sided Fisher exact p-value for the 2x2 table [[a, b], [c, d]]."""
+    n1, n2, m1 = a + b, c + d, a + c
+    n = n1 + n2
+
+    def p(x: int) -> float:
+        return comb(n1, x) * comb(n2, m1 - x) / comb(n, m1)
+
+    lo, hi = max(0, m1 - n2), min(n1, m1)
+    p_obs = p(a)
+    return min(1.0, sum(p(x) for x in range(lo, hi + 1) if p(x) <= p_obs * (1 + 1e-9)))
+
+
+def paired_permutation(diffs: list[float], reps: int = 20000, seed: int = 0) -> float:
+    """Two-sided p-value of the mean paired difference under random sign flips (exact when small)."""
+    diffs = [d for d in diffs if d != 0]
+    if not diffs:
+        return 1.0
+    obs = abs(sum(diffs))
+    n = len(diffs)
+    if n <= 16:
+        hits = 0
+        for mask in range(1 << n):
+            s = sum(d if mask >> i & 1 else -d for i, d in enumerate(diffs))
+            hits += abs(s) >= obs - 1e-12
+        return hits / (1 << n)
+    rng = random.Random(seed)
+    hits = sum(abs(sum(d if rng.random() < 0.5 else -d for d in diffs)) >= obs - 1e-12 for _ in range(reps))
+    return (hits + 1) / (reps + 1)
+
+
+def _load(run_dir: Path) -> tuple[dict, list[EpisodeRecord]]:
+    s = run_dir / "summary.json"
+    e = run_dir / "episodes.jsonl"
+    if not s.exists() or not e.exists():
+        raise SpecError(f"{run_dir}: not a finished run (needs summary.json and episodes.jsonl)")
+    from envs.run.store import RunStore
+
+    return json.loads(s.read_text(encoding="utf-8")), list(RunStore(run_dir).load().values())
+
+
+def compare(a_dir: Path, b_dir: Path) -> dict:
+    sa, ra = _load(a_dir)
+    sb, rb = _load(b_dir)
+    if sa.get("domain") != sb.get("domain"):
+        raise SpecError(f"{b_dir}: domain {sb.get('domain')!r} differs from {a_dir}'s {sa.get('domain')!r}")
+
+    def rates(recs):
+        out: dict[str, list[int]] = {}
+        for r in recs:
+            out.setdefault(r.task_id, []).append(int(r.status == "ok" and r.reward >= 1.0))
+        return {t: sum(v) / len(v) for t, v in out.items()}
+
+    pa, pb = rates(ra), rates(rb)
+    common = sorted(pa.keys() & pb.keys())
+    diffs = [pb[t] - pa[t] for t in common]
+    tasks = {
+        "compared": len(common),
+        "only_in_a": sorted(pa.keys() - pb.keys()),
+        "only_in_b": sorted(pb.keys() - pa.keys()),
+        "mean_success_a": sum(pa[t] for t in common) / len(common) if common else None,
+        "mean_success_b": sum(pb[t] for t in common) / len(common) if common else None,
+        "p_value": paired_permutation(diffs),
+        "better": [{"task": t, "a": pa[t], "b": pb[t]} for t in common if pb[t] > pa[t]],
+        "worse": [{"task": t, "a": pa[t], "b": pb[t]} for t in common if pb[t] < pa[t]],
+    }
+    rules = {}
+    for rid in sorted(set(sa.get("rules", {})) | set(sb.get("rules", {}))):
+        ea, eb = sa.get("rules", {}).get(rid), sb.get("rules", {}).get(rid)
+        fa, na = (ea["followed"], ea["judged"]) if ea else (0, 0)
+        fb, nb = (eb["followed"], eb["judged"]) if eb else (0, 0)
+        rules[rid] = {
+            "a": {"followed": fa, "judged": na, "compliance": fa / na if na else None},
+            "b": {"followed": fb, "judged": nb, "compliance": fb / nb if nb else None},
+            "p_value": fisher_exact(fa, na - fa, fb, nb - fb) if na and nb else None,
+        }
+    return {
+        "a": str(a_dir),
+        "b": str(b_dir),
+        "domain": sa.get("domain"),
+        "actors": {"a": sa.get("actors"), "b": sb.get("actors")},
+        "pass_hat_k": {"a": sa.get("pass_hat_k"), "b": sb.get("pass_hat_k")},
+        "errors": {"a": sa.get("errors"), "b": sb.get("errors")},
+        "tasks": tasks,
+        "rules": rules,
+    }
+
+
+def print_comparison(c: dict, alpha: float = 0.05, console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    t = Table(title=f"{c['domain']}: A = {c['a']}  vs  B = {c['b']}")
+    for col in ("k", "pass^k A", "pass^k B", "change"):
+        t.add_column(col, justify="right")
+    ka, kb = c["pass_hat_k"]["a"] or {}, c["pass_hat_k"]["b"] or {}
+    for k in sorted(set(ka) & set(kb), key=int):
+        t.add_row(k, f"{ka[k]:.3f}", f"{kb[k]:.3f}", f"{kb[k] - ka[k]:+.3f}")
+    console.print(t)
+    tk = c["tasks"]
+    if tk["compared"]:
+        sig = "significant" if tk["p_value"] < alpha else "not significant"
+        console.print(
+            f"per-task success over {tk['compared']} shared tasks: {tk['mean_success_a']:.3f} -> {tk['mean_success_b']:.3f} "
+            f"(paired permutation p = {tk['p_value']:.3g}, {sig} at {alpha}); "
+            f"{len(tk['better'])} tasks better, {len(tk['worse'])} worse; errors A {c['errors']['a']}, B {c['errors']['b']}",
+            soft_wrap=True,
+        )
+    for label, rows in (("worse", tk["worse"]), ("better", tk["better"])):
+        for r in rows[:15]:
+            console.print(f"  {label}: {r['task']}  {r['a']:.2f} -> {r['b']:.2f}", soft_wrap=True)
+    if c["rules"]:
+        rt = Table(title="rule compliance, A vs B (Fisher exact test on judged turns)")
+        for col in ("rule", "A", "B", "change", "p"):
+            rt.add_column(col)
+        for rid, r in c["rules"].items():
+            a, b = r["a"], r["b"]
+            fmt = lambda x: "-" if x["compliance"] is None else f"{x['compliance']:.2f} ({x['followed']}/{x['judged']})"  # noqa: E731
+            ch = "" if a["compliance"] is None or b["compliance"] is None else f"{b['compliance'] - a['compliance']:+.2f}"
+            p = "-" if r["p_value"] is None else (f"[bold]{r['p_value']:.3g}[/bold]" if r["p_value"] < alpha else f"{r['p_value']:.3g}")
+            rt.add_row(rid, fmt(a), fmt(b), ch, p)
+        console.print(rt)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from rich.console import Console
+
+    ap = argparse.ArgumentParser(prog="python -m envs.compare", description="Compare two runs: A (before) and B (after).")
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--json", default=None, help="also write the comparison as JSON here")
+    args = ap.parse_args(argv)
+    console = Console()
+    try:
+        c = compare(Path(args.a), Path(args.b))
+    except SpecError as e:
+        console.print(f"[red]error:[/red] {e}", soft_wrap=True, highlight=False)
+        return 2
+    print_comparison(c, args.alpha, console)
+    if args.json:
+        Path(args.json).write_text(json.dumps(c, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

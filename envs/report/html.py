@@ -1,0 +1,120 @@
+"""A self-contained ``report.html`` for a run: inline SVG plots, no scripts, no network.
+
+Shows pass^k (all trials and clean trials) with intervals, the rule x
+situation compliance matrix (gaps shown as gaps), the per-task table and the
+errors. Written next to ``summary.json``; ``python -m envs.report.html RUN_DIR``
+rebuilds it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import sys
+from pathlib import Path
+
+from envs.report.summary import natural_key
+
+
+def _pass_k_svg(s: dict) -> str:
+    ks = list(s.get("pass_hat_k", {}))
+    if not ks:
+        return "<p>No episodes.</p>"
+    w, h, pad = 60 * len(ks) + 80, 220, 40
+    bw = 22
+    parts = [f'<svg width="{w}" height="{h}" role="img" aria-label="pass^k">']
+    parts.append(f'<line x1="{pad}" y1="{h - pad}" x2="{w - 10}" y2="{h - pad}" stroke="#444"/>')
+    for tick in (0, 0.5, 1.0):
+        y = h - pad - tick * (h - 2 * pad)
+        parts.append(f'<text x="4" y="{y + 4:.0f}" font-size="11">{tick:.1f}</text>')
+        parts.append(f'<line x1="{pad}" y1="{y:.0f}" x2="{w - 10}" y2="{y:.0f}" stroke="#ddd"/>')
+    for i, k in enumerate(ks):
+        x = pad + 10 + i * 60
+        v = s["pass_hat_k"][k]
+        vc = s.get("pass_hat_k_clean", {}).get(k)
+        y = h - pad - v * (h - 2 * pad)
+        parts.append(f'<rect x="{x}" y="{y:.1f}" width="{bw}" height="{h - pad - y:.1f}" fill="#3b6ea8"><title>pass^{k} = {v:.3f}</title></rect>')
+        if vc is not None:
+            yc = h - pad - vc * (h - 2 * pad)
+            parts.append(f'<rect x="{x + bw}" y="{yc:.1f}" width="{bw}" height="{h - pad - yc:.1f}" fill="#9cc0e6"><title>clean trials: {vc:.3f}</title></rect>')
+        ci = s.get("pass_hat_k_ci95", {}).get(k)
+        if ci:
+            y0, y1 = (h - pad - c * (h - 2 * pad) for c in ci)
+            parts.append(f'<line x1="{x + bw / 2}" y1="{y0:.1f}" x2="{x + bw / 2}" y2="{y1:.1f}" stroke="#000"/>')
+        parts.append(f'<text x="{x}" y="{max(12, y - 4):.0f}" font-size="10">{v:.2f}</text>')
+        parts.append(f'<text x="{x + 8}" y="{h - pad + 16}" font-size="12">k={k}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _heat(v: float | None) -> str:
+    if v is None:
+        return "#eee"
+    r = int(220 - 160 * v)
+    g = int(80 + 140 * v)
+    return f"rgb({r},{g},90)"
+
+
+def _rules_table(s: dict) -> str:
+    cov = s.get("coverage", {})
+    if not cov:
+        return "<p>No rule verdicts.</p>"
+    sits = sorted({sit for cells in cov.values() for sit in cells})
+    rows = ["<table><tr><th>rule</th><th>all</th>" + "".join(f"<th>{html.escape(x)}</th>" for x in sits) + "</tr>"]
+    for rid in sorted(cov, key=natural_key):
+        e = s.get("rules", {}).get(rid, {})
+        comp = e.get("compliance")
+        flag = " (untrusted judge)" if e.get("untrusted") else ""
+        cells = [f'<td style="background:{_heat(comp)}">{"-" if comp is None else f"{comp:.2f}"} ({e.get("followed", 0)}/{e.get("judged", 0)})</td>']
+        for sit in sits:
+            if sit not in cov[rid]:
+                cells.append("<td></td>")
+                continue
+            cell = e.get("by_situation", {}).get(sit)
+            if not cell or not cell["judged"]:
+                na = (cell or {}).get("not_applicable", 0)
+                # n/a: the rule's condition never arose on those turns, so it is still a gap
+                cells.append(f'<td class="gap">gap{f" (n/a on {na})" if na else ""}</td>')
+            else:
+                c = cell["compliance"]
+                cells.append(f'<td style="background:{_heat(c)}">{c:.2f} ({cell["followed"]}/{cell["judged"]})</td>')
+        rows.append(f"<tr><th>{html.escape(rid + flag)}</th>{''.join(cells)}</tr>")
+    rows.append("</table>")
+    un = s.get("unjudged") or {}
+    if un:
+        rows.append("<p>Unjudged (no check, no judge model): " + ", ".join(f"{html.escape(r)} on {n} turns" for r, n in sorted(un.items(), key=lambda kv: natural_key(kv[0]))) + "</p>")
+    return "".join(rows)
+
+
+def render(summary: dict) -> str:
+    s = summary
+    per_task = "".join(
+        f"<tr><td>{html.escape(p['id'])}</td><td>{p['successes']}/{p['trials']}</td><td>{p['errors']}</td>"
+        f"<td>{html.escape(', '.join(f'{k} {v}' for k, v in p['terminations'].items()))}</td></tr>"
+        for p in s.get("per_task", [])
+    )
+    errs = ", ".join(f"{html.escape(k)}: {v}" for k, v in (s.get("errors_by_role_kind") or {}).items()) or "none"
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>sitgym {html.escape(str(s.get('run_id')))}</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;font-size:13px}}
+td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left}}.gap{{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3d3d3 4px,#f3d3d3 8px)}}</style>
+</head><body>
+<h1>sitgym run {html.escape(str(s.get('run_id')))}</h1>
+<p>domain <b>{html.escape(str(s.get('domain')))}</b>; actors {html.escape(json.dumps(s.get('actors')))};
+{s.get('episodes')} episodes over {s.get('tasks')} tasks x {s.get('repeats')} repeats; errors {s.get('errors')} ({errs});
+agent errors {s.get('agent_errors')}.</p>
+<h2>pass^k</h2><p>Dark: all trials (errors count as failures), with 95% bootstrap interval over tasks. Light: clean trials only.</p>
+{_pass_k_svg(s)}
+<h2>Rule compliance by situation</h2>{_rules_table(s)}
+<h2>Tasks</h2><table><tr><th>task</th><th>solved</th><th>errors</th><th>ended by</th></tr>{per_task}</table>
+</body></html>"""
+
+
+def write_report(run_dir: Path, summary: dict) -> Path:
+    out = Path(run_dir) / "report.html"
+    out.write_text(render(summary), encoding="utf-8")
+    return out
+
+
+if __name__ == "__main__":
+    d = Path(sys.argv[1])
+    print(write_report(d, json.loads((d / "summary.json").read_text())))

@@ -1,0 +1,1 @@
+"""``python -m envs.run``: the CLI, its config, scheduling (slots, workers) and the run store."""

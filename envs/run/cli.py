@@ -1,0 +1,346 @@
+"""``python -m envs.run``: play every selected task N times, grade, report pass^k.
+
+    python -m envs.run --domain support --repeats 8
+    python -m envs.run --resume runs/<run-id>          # continue an interrupted run
+
+Episodes run concurrently on one asyncio loop (``--concurrency``); each is
+appended to ``runs/<run-id>/episodes.jsonl`` the moment it ends, and
+``summary.json`` is written at the end. Bad input (a malformed task file, an
+unknown domain or agent) is reported in one line, with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fnmatch
+import gc
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m envs.run", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--domain", help="domain name (support, tutoring, taubench-retail, ...)")
+    ap.add_argument("--repeats", type=int, default=None, help="trials per task (pass^1..pass^N); default 1")
+    ap.add_argument("--tasks", nargs="*", default=None, help="task ids or globs (space or comma separated)")
+    ap.add_argument("--agent", default=None, help="scripted[:variant] or a litellm model string")
+    ap.add_argument("--user", default=None, help="scripted, human, or a litellm model string")
+    ap.add_argument("--judge", default=None, help="a litellm model string for rules without a check (default: none)")
+    ap.add_argument("--seed", type=int, default=None, help="run seed; each episode's seed derives from it (default 0)")
+    ap.add_argument("--out", default=None, help="run folder (default runs/<run-id>)")
+    ap.add_argument("--concurrency", type=int, default=None, help="episodes in flight at once (default 1 scripted, 8 LLM)")
+    ap.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
+    ap.add_argument("--taubench-data", default=None, help="folder with tau-bench retail data (taubench-retail domain)")
+    ap.add_argument("--problems", default=None, help="GSM8K-format .jsonl problems (tutoring domain)")
+    ap.add_argument("--calibration", default=None, help="calibration.json from graders.calibrate.calibration")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument(
+        "--workers", type=int, default=None,
+        help="processes playing episodes in parallel (default 1); for LLM runs whose client CPU saturates one core",
+    )
+    # Internal: a worker process reads its episodes from stdin and writes records to stdout.
+    ap.add_argument("--worker-stdin", action="store_true", help=argparse.SUPPRESS)
+    try:
+        from envs.run.llm_flags import add_llm_arguments
+
+        add_llm_arguments(ap)
+    except ImportError:
+        pass
+    return ap
+
+
+def _select_tasks(all_ids: list[str], patterns: list[str] | None) -> list[str]:
+    if not patterns:
+        return all_ids
+    pats = [p for item in patterns for p in item.split(",") if p]
+    chosen = [t for t in all_ids if any(fnmatch.fnmatchcase(t, p) for p in pats)]
+    unmatched = [p for p in pats if not any(fnmatch.fnmatchcase(t, p) for t in all_ids)]
+    if unmatched:
+        from envs.spec.schema import SpecError
+
+        raise SpecError(f"--tasks: no task matches {unmatched[0]!r}")
+    return chosen
+
+
+RUN_KEYS = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed", "taubench_data", "problems", "calibration")
+
+
+def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    cfg: dict[str, Any] = {}
+    if args.resume:
+        from envs.run.store import RunStore
+
+        cfg = RunStore(Path(args.resume)).read_config()
+    for k in RUN_KEYS:
+        v = getattr(args, k, None)
+        if v is not None:
+            if args.resume and k in cfg and cfg[k] != v and k not in ("calibration",):
+                from envs.spec.schema import SpecError
+
+                raise SpecError(f"--{k.replace('_', '-')}: differs from the run being resumed ({cfg[k]!r}); drop it")
+            cfg[k] = v
+    cfg.setdefault("repeats", 1)
+    cfg.setdefault("seed", 0)
+    cfg.setdefault("agent", "scripted")
+    cfg.setdefault("user", "scripted")
+    if not cfg.get("domain"):
+        from envs.spec.schema import SpecError
+
+        raise SpecError("--domain: required (or --resume RUN_DIR)")
+    llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "client", "request_", "max_retries", "model_concurrency")) and v is not None}
+    cfg.setdefault("llm", {}).update(llm)
+    return cfg
+
+
+async def _play(domain, plan, factories, store, concurrency: int, progress) -> None:
+    from envs.episode.loop import episode_seed, run_episode
+
+    from envs.state.database import EpisodeState
+
+    agent_f, user_f, judge_f = factories
+    # What is loaded by now (litellm, the domain and its templates) lives for the whole run:
+    # keep it out of the collector's full passes, which would otherwise walk some 400,000
+    # objects again and again while episodes wait on their models.
+    gc.freeze()
+    # One episode database per slot, reused: a reset is a byte copy into it.
+    free: asyncio.Queue = asyncio.Queue()
+    for _ in range(min(concurrency, max(1, len(plan)))):
+        free.put_nowait(None)
+
+    async def one(task_id: str, repeat: int, seed: int) -> None:
+        state = await free.get()
+        try:
+            task = domain.tasks[task_id]
+            if state is None:
+                state = EpisodeState(domain.base, domain.initial_bytes(task))
+            rec = await run_episode(
+                domain,
+                task,
+                agent_f(),
+                user_f(),
+                seed=episode_seed(seed, task_id, repeat),
+                repeat=repeat,
+                judge=judge_f() if judge_f else None,
+                state=state,
+            )
+            store.append(rec)
+            progress(rec)
+        finally:
+            free.put_nowait(state)
+
+    try:
+        await asyncio.gather(*(one(t, r, s) for t, r, s in plan))
+    finally:
+        while not free.empty():
+            st = free.get_nowait()
+            if st is not None:
+                st.close()
+        gc.unfreeze()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from rich.console import Console
+
+    from envs.spec.schema import SpecError
+
+    console = Console(stderr=False)
+    args = build_parser().parse_args(argv)
+    try:
+        return _main(args, console)
+    except SpecError as e:
+        console.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/yellow]: finished episodes are saved; continue with --resume RUN_DIR")
+        return 130
+
+
+def _main(args: argparse.Namespace, console) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from envs.domain.definition import get_domain
+    from envs.report.summary import print_summary, summarize
+    from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory
+    from envs.spec.schema import SpecError
+    from envs.run.store import RunStore
+
+    cfg = _config_from_args(args)
+    domain = get_domain(cfg["domain"])
+    domain.configure(taubench_data=cfg.get("taubench_data"), problems=cfg.get("problems"))
+    task_ids = _select_tasks(sorted(domain.tasks), cfg.get("tasks"))
+    if cfg["repeats"] < 1:
+        raise SpecError("--repeats: must be at least 1")
+
+    llm_context = None
+    roles = {
+        r: RoleConfig(spec=cfg[r], **_role_llm_settings(cfg, r)) if cfg.get(r) else None
+        for r in ("agent", "user", "judge")
+    }
+    if any(rc and not rc.is_scripted and rc.spec not in ("human", "none") for rc in roles.values()):
+        from envs.run.llm_flags import make_llm_context
+
+        llm_context = make_llm_context(cfg, roles)
+    factories = (
+        agent_factory(domain, roles["agent"], llm_context),
+        user_factory(domain, roles["user"], llm_context),
+        judge_factory(domain, roles["judge"], llm_context),
+    )
+    if llm_context is not None and args.worker_stdin:
+        llm_context.start_local()  # the parent ran the preflight for its workers
+    elif llm_context is not None:
+        llm_context.preflight()  # fails fast, one line per role, before any episode starts
+    if args.worker_stdin:  # a worker never touches the run folder: the parent writes the store
+        return _worker(domain, factories, args.concurrency or 1)
+
+    if args.resume:
+        run_dir = Path(args.resume)
+    else:
+        run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{domain.name}-{cfg['agent'].replace('/', '_').replace(':', '-')}"
+        run_dir = Path(args.out) if args.out else Path("runs") / run_id
+        if (run_dir / "episodes.jsonl").exists():
+            raise SpecError(f"--out: {run_dir} already holds a run; use --resume {run_dir} or another folder")
+        cfg["run_id"] = run_dir.name
+    cfg.setdefault("run_id", run_dir.name)
+    store = RunStore(run_dir)
+    store.write_config(cfg)
+    done = store.load()
+    for line in store.skipped_lines:
+        console.print(f"[yellow]skipped unreadable record[/yellow] {line}")
+    plan = [
+        (t, r, cfg["seed"])
+        for t in task_ids
+        for r in range(cfg["repeats"])
+        if not ((t, r) in done and done[(t, r)].status == "ok")
+    ]
+    kept = len(task_ids) * cfg["repeats"] - len(plan)
+    concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
+    if args.resume:
+        console.print(f"resuming {run_dir}: {kept} episodes kept, {len(plan)} to play", soft_wrap=True)
+    workers = max(1, min(args.workers or 1, len(plan) or 1))
+
+    t0 = time.perf_counter()
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("solved {task.fields[solved]}  errors {task.fields[errors]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=args.quiet,
+        transient=False,
+    ) as progress:
+        bar = progress.add_task(f"{domain.name}", total=len(plan), solved=0, errors=0)
+        counts = {"solved": 0, "errors": 0}
+
+        def tick(rec) -> None:
+            counts["solved"] += int(rec.status == "ok" and rec.reward >= 1.0)
+            counts["errors"] += int(rec.status == "error")
+            progress.update(bar, advance=1, **counts)
+
+        if workers > 1:
+            asyncio.run(_play_in_workers(run_dir, plan, workers, concurrency, store, tick, console))
+        else:
+            asyncio.run(_play(domain, plan, factories, store, concurrency, tick))
+    wall = time.perf_counter() - t0
+
+    records = store.load()
+    records = {k: v for k, v in records.items() if k[0] in set(task_ids) and k[1] < cfg["repeats"]}
+    summary = summarize(records.values(), cfg, wall_s=wall, domain=domain)
+    if cfg.get("calibration"):
+        from graders.calibrate.calibration import apply_calibration
+
+        apply_calibration(summary, Path(cfg["calibration"]))
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=False), encoding="utf-8")
+    from envs.report.html import write_report
+
+    write_report(run_dir, summary)
+    print_summary(summary, console)
+    console.print(
+        f"wrote {run_dir / 'episodes.jsonl'}, {run_dir / 'summary.json'} and {run_dir / 'report.html'} ({wall:.1f} s)",
+        soft_wrap=True,
+    )
+    return 0
+
+
+def _worker(domain, factories, concurrency: int) -> int:
+    """A worker process: episodes to play come as JSON on stdin; each record goes out as one
+    JSON line on stdout the moment it ends (the parent process is the only writer of the store)."""
+
+    class StdoutStore:
+        def append(self, rec) -> None:
+            sys.stdout.write(rec.model_dump_json() + "\n")
+            sys.stdout.flush()
+
+    plan = [tuple(x) for x in json.loads(sys.stdin.read() or "[]")]
+    asyncio.run(_play(domain, plan, factories, StdoutStore(), concurrency, lambda rec: None))
+    return 0
+
+
+async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, store, tick, console) -> None:
+    """Split the plan over worker processes (round robin); append their records as they arrive."""
+    from envs.records import EpisodeRecord
+
+    per = max(1, concurrency // workers)
+    procs = []
+    env = dict(os.environ)
+    if "envs.llm.client" in sys.modules:  # what the preflight learnt about prices, so workers skip litellm
+        env["SITGYM_UNPRICED"] = ",".join(sys.modules["envs.llm.client"].unpriced_models())
+    try:
+        for i in range(workers):
+            shard = plan[i::workers]
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "envs.run", "--resume", str(run_dir), "--worker-stdin",
+                "--concurrency", str(per), "--quiet",
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
+                limit=1 << 28,  # one record is one line, and transcripts can be long
+            )
+            proc.stdin.write(json.dumps(shard).encode())
+            await proc.stdin.drain()
+            proc.stdin.close()
+            procs.append(proc)
+
+        async def collect(proc) -> None:
+            while line := await proc.stdout.readline():
+                text = line.decode("utf-8", "replace").strip()
+                if not text.startswith("{"):
+                    console.print(f"[yellow]worker:[/yellow] {text}", soft_wrap=True, highlight=False)
+                    continue
+                rec = EpisodeRecord.model_validate_json(text)
+                store.append(rec)
+                tick(rec)
+            await proc.wait()
+
+        await asyncio.gather(*(collect(p) for p in procs))
+        failed = [p.returncode for p in procs if p.returncode]
+        if failed:
+            from envs.spec.schema import SpecError
+
+            raise SpecError(f"--workers: {len(failed)} worker(s) failed (exit {failed[0]}); finished episodes are saved, continue with --resume {run_dir}")
+    finally:
+        for p in procs:
+            if p.returncode is None:
+                p.kill()
+                await p.wait()
+
+
+def _role_llm_settings(cfg: dict, role: str) -> dict:
+    llm = cfg.get("llm", {})
+    return {
+        "api_base": llm.get(f"{role}_api_base") or llm.get("api_base"),
+        "temperature": llm.get(f"{role}_temperature"),
+        "max_tokens": llm.get(f"{role}_max_tokens"),
+        "tool_mode": llm.get(f"{role}_tool_mode") or llm.get("tool_mode"),
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""The CLI flags of the LLM layer and the run's ``LLMContext``.
+
+``envs.run`` calls ``add_llm_arguments(parser)``; the values land in the run
+config under ``cfg["llm"]`` (so ``--resume`` reuses them) and
+``make_llm_context(cfg, roles)`` builds the client and role endpoints.
+
+Each role takes ``scripted[:variant]``, a litellm model string (hosted, or an
+``openai/NAME`` / ``hosted_vllm/NAME`` / ``ollama/NAME`` server through
+``--api-base`` or ``--ROLE-api-base``), or ``local:smollm2`` /
+``local:PATH.gguf`` (llama.cpp in-process).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from envs.llm.client import CLIENTS, LLMClient, LLMContext
+
+DEFAULTS = {"request_timeout": 120.0, "max_retries": 4, "model_concurrency": 16, "request_backoff": 1.0, "client": "auto"}
+
+
+def add_llm_arguments(ap: argparse.ArgumentParser) -> None:
+    g = ap.add_argument_group("LLM roles (litellm)")
+    g.add_argument("--api-base", default=None, help="OpenAI-compatible server for every LLM role (vLLM, llama.cpp, Ollama)")
+    for role in ("agent", "user", "judge"):
+        g.add_argument(f"--{role}-api-base", default=None, help=f"server for the {role} only (overrides --api-base)")
+        g.add_argument(f"--{role}-temperature", type=float, default=None, help=f"{role} temperature (default: provider's; judge 0)")
+        g.add_argument(f"--{role}-max-tokens", type=int, default=None, help=f"{role} max tokens per reply (local: 256)")
+        g.add_argument(f"--{role}-tool-mode", choices=("native", "json"), default=None, help=f"--tool-mode for the {role} only")
+    g.add_argument(
+        "--tool-mode",
+        choices=("native", "json"),
+        default=None,
+        help="native tool calls, or one JSON action per reply via response_format (default: json for local:, else native)",
+    )
+    g.add_argument(
+        "--client",
+        choices=CLIENTS,
+        default=None,
+        help="auto (default): OpenAI-compatible servers given by an api base, and local: models, through a lean HTTP "
+        "client (about 0.5 ms of CPU per call), everything else through litellm (9-15 ms); litellm: everything through "
+        "litellm; direct: the lean client, refusing a role it cannot reach",
+    )
+    g.add_argument("--cache", default=None, metavar="DIR", help="on-disk response cache: a rerun replays answers with no request")
+    g.add_argument("--request-timeout", type=float, default=None, metavar="S", help=f"seconds per request (default {DEFAULTS['request_timeout']:g})")
+    g.add_argument("--request-backoff", type=float, default=None, metavar="S", help="first retry delay, doubled each time, with jitter (default 1)")
+    g.add_argument("--max-retries", type=int, default=None, metavar="N", help=f"retries on 429 / timeout / connection / 5xx (default {DEFAULTS['max_retries']})")
+    g.add_argument("--model-concurrency", type=int, default=None, metavar="N", help=f"requests in flight per model and server (default {DEFAULTS['model_concurrency']})")
+
+
+def make_llm_context(cfg: dict, roles: dict[str, Any]) -> LLMContext:
+    llm = {**DEFAULTS, **{k: v for k, v in (cfg.get("llm") or {}).items() if v is not None}}
+    from envs.spec.schema import SpecError
+
+    if llm["max_retries"] < 0 or llm["model_concurrency"] < 1 or llm["request_timeout"] <= 0:
+        raise SpecError("--max-retries >= 0, --model-concurrency >= 1 and --request-timeout > 0, please")
+    client = LLMClient(
+        cache_dir=llm.get("cache"),
+        request_timeout=llm["request_timeout"],
+        max_retries=llm["max_retries"],
+        model_concurrency=llm["model_concurrency"],
+        backoff=llm["request_backoff"],
+    )
+    return LLMContext(roles, client, llm["client"])
+
+
+# --- graders.calibrate.calibration: the judge being measured, and writing missing gold items ------------------
+
+
+def make_calibration_judge(domain: Any, args: argparse.Namespace) -> Any:
+    """An ``LLMJudge`` for ``python -m graders.calibrate`` (checked before any item is judged)."""
+    from envs.actors.llm_actors import make_llm_judge
+    from envs.actors.roles import RoleConfig
+
+    role = RoleConfig(
+        spec=args.judge,
+        api_base=args.judge_api_base or args.api_base,
+        temperature=args.judge_temperature,
+        max_tokens=args.judge_max_tokens,
+        tool_mode=getattr(args, "judge_tool_mode", None),
+    )
+    cfg = {"llm": {"cache": args.cache, "client": getattr(args, "client", None)}}
+    ctx = make_llm_context(cfg, {"judge": role})
+    ctx.preflight()
+    return make_llm_judge(domain, role, ctx)()
+
+
+GOLD_WRITER = """You write test material for checking an AI judge. Given a rule an agent must follow and the
+situation the user is in, write a short realistic dialogue (1 to 3 turns, ending with a user turn that plays the
+situation) and ONE agent reply that {how}. Answer with one JSON object and nothing else:
+{{"dialogue": [{{"role": "user"|"agent", "content": "..."}}], "reply": "..."}}"""
+
+
+def extend_gold(domain: Any, gold_path: Any, judge: Any, gaps: list[tuple[str, str, str]]) -> int:
+    """Have the judge's model write one gold item per missing (rule, situation, label); append them
+    to the gold file marked ``reviewed: false`` (a person reviews them before they count as gold)."""
+    import asyncio
+    from pathlib import Path
+
+    import yaml
+
+    from envs.actors.llm_actors import extract_json
+
+    async def write_one(rule_id: str, sit_id: str, label: str) -> dict | None:
+        rule, sit = domain.rules[rule_id], domain.situations[sit_id]
+        how = (
+            "definitely FOLLOWS the rule"
+            if label == "FOLLOWED"
+            else "VIOLATES the rule while looking plausible (the kind of subtle mistake a weak agent makes)"
+        )
+        msgs = [
+            {"role": "system", "content": GOLD_WRITER.format(how=how)},
+            {
+                "role": "user",
+                "content": f"Rule {rule.id}: {rule.text}\nA violation looks like: {rule.violation}\n"
+                f"Good example: {rule.good_example}\nBad example: {rule.bad_example}\n\n"
+                f"Situation {sit.id}: {sit.description}\nHow the user plays it: {sit.how_to_play}",
+            },
+        ]
+        for attempt in range(3):
+            comp = await judge.client.complete(judge.ep, msgs, attempt=attempt, usage=judge.usage)
+            obj = extract_json(comp.content or "")
+            if isinstance(obj, dict) and isinstance(obj.get("reply"), str) and isinstance(obj.get("dialogue"), list):
+                turns = [
+                    {"role": "user" if t.get("role") == "user" else "agent", "content": str(t.get("content", ""))}
+                    for t in obj["dialogue"]
+                    if isinstance(t, dict) and t.get("content")
+                ]
+                if turns and turns[-1]["role"] == "user":
+                    return {
+                        "id": f"gen-{rule_id}-{sit_id}-{label.lower()}",
+                        "rule": rule_id,
+                        "situation": sit_id,
+                        "dialogue": turns,
+                        "reply": obj["reply"],
+                        "label": label,
+                        "source": f"model: {judge.name}",
+                        "reviewed": False,
+                    }
+        return None
+
+    async def all_items() -> list[dict]:
+        return [x for x in await asyncio.gather(*(write_one(*g) for g in gaps)) if x]
+
+    items = asyncio.run(all_items())
+    path = Path(gold_path)
+    text = path.read_text(encoding="utf-8") if path.exists() else "gold:\n"
+    data = yaml.safe_load(text) or {}
+    have = {g["id"] for g in data.get("gold") or []}
+    new = [i for i in items if i["id"] not in have]
+    if new:
+        # Append as text so the reviewed file keeps its comments and layout.
+        import re
+
+        m = re.search(r"^( *)- ", text, re.M)
+        indent = m.group(1) if m else "  "
+        block = yaml.safe_dump(new, sort_keys=False, allow_unicode=True, width=110)
+        block = "".join(indent + line if line.strip() else line for line in block.splitlines(keepends=True))
+        path.write_text(text.rstrip("\n") + "\n" + block, encoding="utf-8")
+    return len(new)

@@ -1,0 +1,1 @@
+"""The episode database: template bytes, task patches, the per-episode in-memory copy."""

@@ -1,0 +1,1 @@
+"""Calibration: the judge (or the checks) measured on gold dialogues."""

@@ -1,0 +1,1 @@
+"""The outcome grade: state diff against the goal, required outputs, assertions."""
