@@ -19,11 +19,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import envs  # noqa: E402,F401
-from envs.domain.definition import get_domain  # noqa: E402
-from envs.episode.loop import Episode, episode_seed, run_episode  # noqa: E402
+from envs.domain import get_domain  # noqa: E402
+from envs.episode import Episode, episode_seed, run_episode  # noqa: E402
 from envs.records import AgentAction  # noqa: E402
 from envs.state.database import EpisodeState  # noqa: E402
-from envs.actors.offline_users import ScriptedUser  # noqa: E402
+from envs.actors.scripted_user import ScriptedUser  # noqa: E402
 
 TAU_RESET_MS = 12.8
 TAU_GRADE_MS = 183.0

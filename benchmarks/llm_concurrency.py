@@ -93,7 +93,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5, help="runs per row at concurrency > 1; the median is printed")
     args = ap.parse_args()
 
-    from envs.domain.definition import get_domain
+    from envs.domain import get_domain
     from envs.llm.client import litellm_module
     from envs.run.llm_flags import make_llm_context
     from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory

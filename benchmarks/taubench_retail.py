@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.spec.schema import SpecError  # noqa: E402
+from envs.errors import SpecError  # noqa: E402
 from envs.state.database import EpisodeState  # noqa: E402
 from graders.outcome.state_diff import diff_connection  # noqa: E402
 

@@ -11,12 +11,12 @@ from gymnasium.utils.env_checker import check_env
 
 import envs  # noqa: F401  (registers the gym ids)
 import toy_domain
-from envs.domain.definition import get_domain
-from envs.episode.loop import Episode, run_episode
+from envs.domain import get_domain
+from envs.episode import Episode, run_episode
 from envs.records import AgentAction, ToolCall
 from envs.gym.registration import register_envs
 from envs.state.database import EpisodeState, build_template
-from envs.actors.offline_users import ScriptedUser
+from envs.actors.scripted_user import ScriptedUser
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_agent_errors_are_counted(toy):
 
 
 def test_an_agent_failing_in_a_row_is_stopped(toy):
-    from envs.episode.loop import MAX_CONSECUTIVE_AGENT_ERRORS
+    from envs.episode import MAX_CONSECUTIVE_AGENT_ERRORS
 
     ep = Episode(toy, toy.tasks["toy-deposit"], ScriptedUser(), seed=1)
     asyncio.run(ep.start())

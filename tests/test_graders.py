@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toy_domain
-from envs.domain.definition import get_domain
+from envs.domain import get_domain
 from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
 from envs.spec.schema import AssertionSpec
 from graders.outcome.assertions import check_assertions

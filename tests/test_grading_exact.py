@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.domain.definition import get_domain
-from envs.episode.loop import Episode, episode_seed
+from envs.domain import get_domain
+from envs.episode import Episode, episode_seed
 from envs.state.database import EpisodeState
-from envs.actors.offline_users import ScriptedUser
+from envs.actors.scripted_user import ScriptedUser
 from graders.outcome.state_diff import diff_connection
 
 

@@ -26,7 +26,7 @@ def test_support_episode_through_gym_with_the_careful_agent():
     import asyncio
 
     from envs.actors.protocols import AgentView
-    from envs.domain.definition import get_domain
+    from envs.domain import get_domain
     from envs.records import UserEvent
 
     d = get_domain("support")

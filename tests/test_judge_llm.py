@@ -11,10 +11,10 @@ import shutil
 import pytest
 import yaml
 
-from envs.domain.definition import get_domain, register_domain
-from envs.episode.loop import run_episode
+from envs.domain import get_domain, register_domain
+from envs.episode import run_episode
 from envs.spec.schema import AssertionSpec
-from envs.actors.offline_users import ScriptedUser
+from envs.actors.scripted_user import ScriptedUser
 from fake_llm_server import FakeLLMServer, Reply
 from graders.calibrate.calibration import load_gold, main as calibrate
 

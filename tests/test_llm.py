@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.domain.definition import get_domain, register_domain
+from envs.domain import get_domain, register_domain
 from envs.actors.llm_actors import parse_action, parse_verdicts, to_action
 from envs.records import EpisodeRecord
 from fake_llm_server import FakeLLMServer, Reply, default_agent

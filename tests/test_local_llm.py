@@ -37,7 +37,7 @@ ignore_columns: [accounts.note]
 
 @pytest.fixture(scope="module")
 def tiny_domain(tmp_path_factory):
-    from envs.domain.definition import get_domain, register_domain
+    from envs.domain import get_domain, register_domain
 
     d = tmp_path_factory.mktemp("tinytoy")
     (d / "tasks").mkdir()

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from envs.run.cli import main
-from envs.spec.schema import SpecError, Task, load_one
+from envs.errors import SpecError
+from envs.spec.schema import Task, load_one
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,7 +14,7 @@ import json
 import pytest
 
 import envs  # noqa: F401
-from envs.domain.definition import get_domain
+from envs.domain import get_domain
 from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
 from graders.rules.checks import run_check
 

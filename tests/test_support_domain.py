@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 from domains.support.agents import INTENTS, detect_intent, is_ambiguous
 from domains.support.models import Base
 from domains.support.seed import seed as seed_fn
-from envs.domain.definition import get_domain
-from envs.episode.loop import episode_seed, run_episode
+from envs.domain import get_domain
+from envs.episode import episode_seed, run_episode
 from envs.spec.personas import get_persona
 from envs.state.database import EpisodeState, build_template
-from envs.actors.offline_users import ScriptedUser
+from envs.actors.scripted_user import ScriptedUser
 from graders.outcome.state_diff import diff_bytes, diff_connection, render_diff
 
 MUTATING = {

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 import envs  # noqa: F401
-from envs.domain.definition import get_domain
+from envs.domain import get_domain
 from graders.calibrate.calibration import CheckJudge, coverage_gaps, load_gold, rule_stats, run_calibration
 
 # Accuracy of the deterministic checks on the gold items of rules that have one:

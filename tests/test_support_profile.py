@@ -8,11 +8,11 @@ import asyncio
 
 import pytest
 
-from envs.domain.definition import get_domain
-from envs.episode.loop import episode_seed, run_episode
+from envs.domain import get_domain
+from envs.episode import episode_seed, run_episode
 from envs.report.summary import summarize
 from envs.state.database import EpisodeState
-from envs.actors.offline_users import ScriptedUser
+from envs.actors.scripted_user import ScriptedUser
 
 
 def _profile(agent: str, task_ids: list[str], repeats: int) -> dict:

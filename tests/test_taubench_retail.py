@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from envs.spec.schema import SpecError
+from envs.errors import SpecError
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tau-bench-retail"
 DATA = Path(os.environ.get("SITGYM_TAUBENCH_DATA") or DEFAULT_DATA)
@@ -255,8 +255,8 @@ def test_grader_rewards_gold_and_only_gold(domain, gold, replays):
 
 def test_gold_agent_through_the_episode_loop(domain):
     """The scripted ``gold`` agent, through ``run_episode``, earns reward 1 (state and outputs)."""
-    from envs.episode.loop import run_episode
-    from envs.actors.offline_users import ScriptedUser
+    from envs.episode import run_episode
+    from envs.actors.scripted_user import ScriptedUser
 
     tasks = list(domain.tasks.values())
     picked = [t for t in tasks if t.outputs][:2] + [tasks[0], tasks[12], tasks[50]]  # outputs, exchange, transfers
@@ -409,7 +409,7 @@ def test_bad_data_path_is_one_clear_line(tmp_path):
 
 
 def test_registered_under_both_names():
-    from envs.domain.definition import get_domain
+    from envs.domain import get_domain
 
     assert get_domain("retail") is get_domain("taubench-retail")
     assert get_domain("retail").gym_id == "TaubenchRetail-v0"

@@ -17,11 +17,11 @@ import envs  # noqa: F401
 from domains.tutoring import models as m
 from domains.tutoring.domain import make_tutoring_domain
 from domains.tutoring.problems import evaluate, load_gsm8k, load_handwritten, misconceptions, numbers_in, parse_number
-from envs.domain.definition import get_domain
-from envs.episode.loop import episode_seed, run_episode
+from envs.domain import get_domain
+from envs.episode import episode_seed, run_episode
 from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
 from envs.gym.registration import register_envs
-from envs.spec.schema import SpecError
+from envs.errors import SpecError
 from envs.state.database import EpisodeState, build_template
 from graders.rules.checks import run_check
 

@@ -7,7 +7,7 @@ import random
 
 from envs.actors.protocols import UserTurn
 from envs.spec.schema import Persona, Scenario, Situation, ScriptedLines, Task
-from envs.actors.offline_users import ScriptedUser
+from envs.actors.scripted_user import ScriptedUser
 
 
 def _task(**sc) -> Task:

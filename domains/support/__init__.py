@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envs.domain.definition import Domain, register_domain
+from envs.domain import Domain, register_domain
 
 SEED = 20260615
 

@@ -13,8 +13,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from envs.domain.definition import Domain, register_domain
-from envs.spec.schema import SpecError, Task
+from envs.domain import Domain, register_domain
+from envs.errors import SpecError
+from envs.spec.schema import Task
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

@@ -16,7 +16,7 @@ from envs.actors.protocols import AgentView
 from envs.records import AgentAction, AgentEvent, ToolCall
 
 if TYPE_CHECKING:
-    from envs.domain.definition import Domain
+    from envs.domain import Domain
     from envs.spec.schema import Task
 
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable
 from sqlalchemy import JSON, Boolean, insert
 from sqlalchemy.orm import Session
 
-from envs.spec.schema import SpecError
+from envs.errors import SpecError
 
 from . import models as m
 
@@ -54,7 +54,7 @@ class DataSource:
 
 def default_data_path() -> Path:
     """``../shared/data/tau-bench-retail`` beside the project checkout."""
-    from envs.domain.definition import PROJECT_ROOT
+    from envs.domain import PROJECT_ROOT
 
     return PROJECT_ROOT.parent / "shared" / "data" / "tau-bench-retail"
 

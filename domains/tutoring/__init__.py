@@ -4,7 +4,7 @@ Importing this package only registers the domain; the factory
 (``domain.make_tutoring_domain``) builds it on first use.
 """
 
-from envs.domain.definition import register_domain
+from envs.domain import register_domain
 
 
 def _factory():

@@ -19,9 +19,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from envs.domain.definition import Domain
+from envs.domain import Domain
 from envs.domain.tools import ToolSet
-from envs.spec.schema import SpecError, Task
+from envs.errors import SpecError
+from envs.spec.schema import Task
 
 DEFAULT_PROBLEM_TASKS = 20
 

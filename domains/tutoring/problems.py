@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from envs.spec.schema import SpecError
+from envs.errors import SpecError
 
 HERE = Path(__file__).resolve().parent
 

@@ -28,7 +28,7 @@ import re
 from typing import Any, Callable
 
 from envs.actors.protocols import STOP_TOKEN, AgentView, UserReply, UserTurn
-from envs.episode.loop import InfraError
+from envs.errors import InfraError
 from envs.llm.client import Endpoint, LLMClient, LLMContext, extract_json, normalise_arguments, strip_fences
 from envs.records import AgentAction, AgentEvent, ErrorEvent, Event, ToolCall, ToolEvent, Usage, UserEvent, Verdict
 
@@ -347,7 +347,7 @@ class LLMUser:
             if isinstance(e, ToolEvent) and e.side == "agent" and e.ok and e.call.name in self.mutating:
                 self.pending = False
                 return
-        from envs.actors.offline_users import REFUSAL
+        from envs.actors.scripted_user import REFUSAL
 
         msg = turn.agent_message or ""
         if DONE.search(msg) or REFUSAL.search(msg):
@@ -420,7 +420,7 @@ class LLMUser:
             text = await self._one_message(turn, extra=note, attempt0=10)
         stop = STOP_TOKEN in text
         # Did the user just agree to a change the agent proposed?
-        from envs.actors.offline_users import CONFIRM
+        from envs.actors.scripted_user import CONFIRM
 
         if turn.agent_message and CONFIRM.search(turn.agent_message) and YES.search(text) and not NO.search(text.split(".")[0]):
             self.pending, self.pending_since, self.guard_used = True, len(turn.events), False

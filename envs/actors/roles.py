@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from envs.domain.definition import Domain
-from envs.spec.schema import SpecError
+from envs.domain import Domain
+from envs.errors import SpecError
 
 
 @dataclass
@@ -50,7 +50,8 @@ def agent_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> 
 
 
 def user_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> Callable[[], Any]:
-    from envs.actors.offline_users import HumanUser, ScriptedUser
+    from envs.actors.human_user import HumanUser
+    from envs.actors.scripted_user import ScriptedUser
 
     if role.is_scripted:
         variant = role.variant or "default"

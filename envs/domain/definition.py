@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from sqlalchemy.orm import DeclarativeBase, Session
 
-from envs.spec.schema import Persona, Rule, Situation, SpecError, Task, load_list, load_one
+from envs.errors import SpecError
+from envs.spec.schema import Persona, Rule, Situation, Task, load_list, load_one
 from envs.domain.tools import ToolSet
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ class Domain:
     scripted_agents: dict[str, Callable[[], "Agent"]] = field(default_factory=dict)
     default_agent: str = ""
     # Domain-specific scripted users (e.g. a student who computes with a misconception);
-    # "scripted" alone picks "default" here, else the generic envs.actors.offline_users.ScriptedUser.
+    # "scripted" alone picks "default" here, else the generic envs.actors.scripted_user.ScriptedUser.
     scripted_users: dict[str, Callable[[], Any]] = field(default_factory=dict)
     seed: int = 0
     description: str = ""
@@ -196,69 +197,3 @@ class Domain:
         if task.persona is None or isinstance(task.persona, Persona):
             return task.persona
         return get_persona(task.persona)
-
-
-_REGISTRY: dict[str, Callable[[], Domain]] = {}
-_GYM_IDS: dict[str, str] = {}  # canonical domain name -> gymnasium id (without namespace)
-_INSTANCES: dict[str, Domain] = {}
-_DISCOVERED = False
-_DISCOVERY_ERRORS: list[str] = []
-
-
-def register_domain(
-    name: str, factory: Callable[[], Domain], *, gym_id: str, aliases: tuple[str, ...] = ()
-) -> None:
-    """Register a domain factory (called once, lazily, on first use).
-
-    ``gym_id`` is the gymnasium id without namespace, e.g. ``"Support-v0"``.
-    The factory must be cheap to register: build nothing until it is called.
-    """
-    _GYM_IDS[name] = gym_id
-    for n in (name, *aliases):
-        _REGISTRY[n] = factory
-
-
-def discover() -> None:
-    global _DISCOVERED
-    if _DISCOVERED:
-        return
-    _DISCOVERED = True
-    import domains
-
-    for mod in pkgutil.iter_modules(domains.__path__):
-        importlib.import_module(f"domains.{mod.name}")
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group="sitgym.domains"):
-        ep.load()
-    # Extra domain modules without packaging: SITGYM_DOMAINS=pkg.mod,other.mod
-    import os
-
-    for name in filter(None, (os.environ.get("SITGYM_DOMAINS") or "").split(",")):
-        try:
-            importlib.import_module(name.strip())
-        except ImportError as e:
-            # Kept, not raised: discovery runs at `import envs`; the CLI reports it in one line.
-            _DISCOVERY_ERRORS.append(f"SITGYM_DOMAINS: cannot import domain module {name.strip()!r} ({e})")
-
-
-def domain_names() -> list[str]:
-    discover()
-    seen, out = set(), []
-    for n, f in _REGISTRY.items():
-        if f not in seen:
-            seen.add(f)
-            out.append(n)
-    return out
-
-
-def get_domain(name: str) -> Domain:
-    discover()
-    if name not in _REGISTRY:
-        why = f"; {_DISCOVERY_ERRORS[0]}" if _DISCOVERY_ERRORS else ""
-        raise SpecError(f"--domain: unknown domain {name!r} (known: {', '.join(domain_names())}){why}")
-    factory = _REGISTRY[name]
-    key = f"{id(factory)}"
-    if key not in _INSTANCES:
-        _INSTANCES[key] = factory()
-    return _INSTANCES[key]

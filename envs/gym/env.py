@@ -34,11 +34,11 @@ from gymnasium import spaces
 from pydantic import ValidationError
 
 from envs.actors.protocols import UserSimulator
-from envs.domain.definition import get_domain
-from envs.episode.loop import Episode, episode_seed, visible_to_agent
+from envs.domain import get_domain
+from envs.episode import Episode, episode_seed, visible_to_agent
 from envs.records import AgentAction
 from envs.state.database import EpisodeState
-from envs.actors.offline_users import ScriptedUser
+from envs.actors.scripted_user import ScriptedUser
 
 MAX_TEXT = 200_000
 # Printable text: ASCII, Latin and general scripts, symbols, and the emoji blocks.

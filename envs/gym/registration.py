@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium
 
-from envs.domain.definition import _GYM_IDS, discover
+from envs.domain import _GYM_IDS, discover
 
 
 def register_envs() -> list[str]:

@@ -51,7 +51,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 
 from envs.llm.backends.openai_http import OPENAI_COMPATIBLE, HTTPStatusError, OpenAIHTTP, server_key, wire_model  # noqa: E402
 from envs.records import ToolCall, Usage  # noqa: E402
-from envs.spec.schema import SpecError  # noqa: E402
+from envs.errors import SpecError  # noqa: E402
 
 _LITELLM = None
 
@@ -387,7 +387,7 @@ class LLMClient:
         max_tokens: int | None = None,
     ) -> Completion:
         """One chat completion, normalised and accounted. Raises InfraError on infrastructure failure."""
-        from envs.episode.loop import InfraError
+        from envs.errors import InfraError
 
         self.ready(ep)
         params: dict[str, Any] = {}

@@ -21,7 +21,7 @@ from math import comb
 from pathlib import Path
 
 from envs.records import EpisodeRecord
-from envs.spec.schema import SpecError
+from envs.errors import SpecError
 
 
 def fisher_exact(a: int, b: int, c: int, d: int) -> float:

@@ -63,7 +63,7 @@ def _select_tasks(all_ids: list[str], patterns: list[str] | None) -> list[str]:
     chosen = [t for t in all_ids if any(fnmatch.fnmatchcase(t, p) for p in pats)]
     unmatched = [p for p in pats if not any(fnmatch.fnmatchcase(t, p) for t in all_ids)]
     if unmatched:
-        from envs.spec.schema import SpecError
+        from envs.errors import SpecError
 
         raise SpecError(f"--tasks: no task matches {unmatched[0]!r}")
     return chosen
@@ -82,7 +82,7 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         v = getattr(args, k, None)
         if v is not None:
             if args.resume and k in cfg and cfg[k] != v and k not in ("calibration",):
-                from envs.spec.schema import SpecError
+                from envs.errors import SpecError
 
                 raise SpecError(f"--{k.replace('_', '-')}: differs from the run being resumed ({cfg[k]!r}); drop it")
             cfg[k] = v
@@ -91,7 +91,7 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     cfg.setdefault("agent", "scripted")
     cfg.setdefault("user", "scripted")
     if not cfg.get("domain"):
-        from envs.spec.schema import SpecError
+        from envs.errors import SpecError
 
         raise SpecError("--domain: required (or --resume RUN_DIR)")
     llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "client", "request_", "max_retries", "model_concurrency")) and v is not None}
@@ -100,7 +100,7 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _play(domain, plan, factories, store, concurrency: int, progress) -> None:
-    from envs.episode.loop import episode_seed, run_episode
+    from envs.episode import episode_seed, run_episode
 
     from envs.state.database import EpisodeState
 
@@ -148,7 +148,7 @@ async def _play(domain, plan, factories, store, concurrency: int, progress) -> N
 def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
-    from envs.spec.schema import SpecError
+    from envs.errors import SpecError
 
     console = Console(stderr=False)
     args = build_parser().parse_args(argv)
@@ -165,10 +165,10 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: argparse.Namespace, console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from envs.domain.definition import get_domain
+    from envs.domain import get_domain
     from envs.report.summary import print_summary, summarize
     from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory
-    from envs.spec.schema import SpecError
+    from envs.errors import SpecError
     from envs.run.store import RunStore
 
     cfg = _config_from_args(args)
@@ -322,7 +322,7 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
         await asyncio.gather(*(collect(p) for p in procs))
         failed = [p.returncode for p in procs if p.returncode]
         if failed:
-            from envs.spec.schema import SpecError
+            from envs.errors import SpecError
 
             raise SpecError(f"--workers: {len(failed)} worker(s) failed (exit {failed[0]}); finished episodes are saved, continue with --resume {run_dir}")
     finally:

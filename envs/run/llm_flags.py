@@ -51,7 +51,7 @@ def add_llm_arguments(ap: argparse.ArgumentParser) -> None:
 
 def make_llm_context(cfg: dict, roles: dict[str, Any]) -> LLMContext:
     llm = {**DEFAULTS, **{k: v for k, v in (cfg.get("llm") or {}).items() if v is not None}}
-    from envs.spec.schema import SpecError
+    from envs.errors import SpecError
 
     if llm["max_retries"] < 0 or llm["model_concurrency"] < 1 or llm["request_timeout"] <= 0:
         raise SpecError("--max-retries >= 0, --model-concurrency >= 1 and --request-timeout > 0, please")

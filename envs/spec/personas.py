@@ -16,11 +16,12 @@ from pathlib import Path
 
 import yaml
 
-from envs.spec.schema import Persona, SpecError, load_list, read_yaml
+from envs.errors import SpecError
+from envs.spec.schema import Persona, load_list, read_yaml
 
 
 def personas_dir() -> Path:
-    from envs.domain.definition import data_root
+    from envs.domain import data_root
 
     return data_root() / "personas"
 

@@ -10,11 +10,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
 import yaml
+from envs.errors import SpecError  # noqa: F401  (re-exported: specs raise it)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-
-
-class SpecError(Exception):
-    """A spec file is malformed. ``str(e)`` is one line: file, field, reason."""
 
 
 class Spec(BaseModel):

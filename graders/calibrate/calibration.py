@@ -32,7 +32,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from envs.records import AgentEvent, Event, ToolCall, ToolEvent, UserEvent, Verdict
-from envs.spec.schema import Spec, SpecError, load_list
+from envs.errors import SpecError
+from envs.spec.schema import Spec, load_list
 
 # -- the gold set -------------------------------------------------------------
 
@@ -325,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     import envs  # noqa: F401
-    from envs.domain.definition import get_domain
+    from envs.domain import get_domain
 
     ap = argparse.ArgumentParser(prog="python -m graders.calibrate", description="Measure a judge on a domain's gold set.")
     ap.add_argument("--domain", required=True)

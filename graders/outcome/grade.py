@@ -7,7 +7,7 @@ Assertions are reported beside the reward; they do not change it.
 
 from __future__ import annotations
 
-from envs.domain.definition import Domain
+from envs.domain import Domain
 from envs.records import Event, Grade
 from envs.spec.schema import Task
 from envs.state.database import EpisodeState

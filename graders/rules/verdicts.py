@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from envs.domain.definition import Domain
+from envs.domain import Domain
 from envs.records import AgentEvent, Event, ToolEvent, UserEvent, Verdict
 from envs.spec.schema import Rule, Situation, Task
 from graders.rules.checks import run_check

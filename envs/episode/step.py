@@ -1,0 +1,216 @@
+"""The step machine of one episode (``Episode``); the loop that drives it is ``envs.episode.loop``.
+
+``Episode`` owns the episode's private database and the simulated user; the
+agent is outside it. ``step`` takes one ``AgentAction``: tool calls run
+against the shared state (agent tools only) and their results are the next
+observation; a message goes to the user simulator, which draws this turn's
+situation, may call user tools on the same state, then replies or stops.
+The gymnasium environment wraps ``Episode``; ``run_episode`` is the loop the
+runner uses. Both share this one implementation.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+
+from envs.actors.protocols import STOP_TOKEN, AgentView, UserSimulator, UserTurn
+from envs.domain import Domain
+from envs.records import (
+    AgentAction,
+    AgentEvent,
+    ErrorEvent,
+    Event,
+    Grade,
+    ToolEvent,
+    UserEvent,
+)
+from envs.spec.schema import Task
+from envs.state.database import EpisodeState
+
+# A turn in which the agent only calls tools may not go on forever.
+MAX_STEPS_PER_TURN = 30
+# An agent whose replies fail this many times in a row (unparseable, empty, unknown tool,
+# bad arguments) is stopped: more steps would only burn tokens.
+MAX_CONSECUTIVE_AGENT_ERRORS = 5
+
+
+@dataclass
+class StepResult:
+    observation: str
+    kind: str  # "user" | "tool" | "error" | "end"
+    terminated: bool = False
+    truncated: bool = False
+
+
+def episode_seed(base_seed: int, task_id: str, repeat: int) -> int:
+    """A stable per-episode seed from the run seed, the task and the repeat."""
+    import hashlib
+
+    h = hashlib.sha256(f"{base_seed}:{task_id}:{repeat}".encode()).digest()
+    return int.from_bytes(h[:4], "big")
+
+
+def visible_to_agent(events: list[Event]) -> list[Event]:
+    """Events as the agent may see them: neither the user's own tool calls nor the situation
+    labels (those are the test's secret, recorded for the graders)."""
+    return [
+        e.model_copy(update={"situation": None}) if isinstance(e, UserEvent) else e
+        for e in events
+        if not (isinstance(e, ToolEvent) and e.side == "user")
+    ]
+
+
+@dataclass
+class Episode:
+    domain: Domain
+    task: Task
+    user: UserSimulator
+    seed: int
+    repeat: int = 0
+    state: EpisodeState | None = None
+    events: list[Event] = field(default_factory=list)
+    turn: int = 0
+    steps_this_turn: int = 0
+    termination: str | None = None
+    agent_errors: int = 0
+    errors_in_a_row: int = 0
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+        self.persona = self.domain.persona(self.task)
+        if self.state is None:
+            self.state = EpisodeState(self.domain.base, self.domain.initial_bytes(self.task))
+        else:
+            self.state.load(self.domain.initial_bytes(self.task))
+
+    @property
+    def done(self) -> bool:
+        return self.termination is not None
+
+    # -- the user side --------------------------------------------------------
+
+    def _draw_situation(self) -> str | None:
+        choices = self.task.scenario.situations
+        return self.rng.choice(choices) if choices else None
+
+    def _call_user_tool(self, name: str, arguments: dict) -> str:
+        from envs.records import ToolCall
+
+        call = ToolCall(id=f"user_call_{len(self.events)}", name=name, arguments=arguments)
+        out = self.domain.user_tools.call(self.state.session, name, arguments)
+        self.events.append(
+            ToolEvent(turn=self.turn, side="user", call=call, output=out.output, ok=out.ok, error_kind=out.error_kind)
+        )
+        return out.output
+
+    async def _user_speaks(self, agent_message: str | None) -> UserEvent:
+        sid = self._draw_situation()
+        turn = UserTurn(
+            task=self.task,
+            persona=self.persona,
+            situation=self.domain.situations.get(sid) if sid else None,
+            situation_id=sid,
+            agent_message=agent_message,
+            events=self.events,
+            turn=self.turn,
+            rng=self.rng,
+            call_tool=self._call_user_tool,
+            user_tool_schemas=self.domain.user_tools.schemas(),
+            seed=self.seed,
+            repeat=self.repeat,
+        )
+        reply = await self.user.reply(turn)
+        stop = reply.stop or STOP_TOKEN in reply.content
+        content = reply.content.replace(STOP_TOKEN, "").strip()
+        ev = UserEvent(turn=self.turn, content=content, situation=sid, stop=stop)
+        self.events.append(ev)
+        return ev
+
+    async def start(self) -> str:
+        """The user's opening message (turn 0)."""
+        ev = await self._user_speaks(None)
+        if ev.stop:
+            self.termination = "user_stop"
+        return ev.content
+
+    # -- the agent side ---------------------------------------------------------
+
+    def agent_view(self) -> AgentView:
+        return AgentView(
+            policy=self.domain.policy,
+            tools=self.domain.agent_tools.schemas(),
+            events=visible_to_agent(self.events),
+            task_id=self.task.id,
+            seed=self.seed,
+            repeat=self.repeat,
+        )
+
+    async def step(self, action: AgentAction) -> StepResult:
+        if self.done:
+            raise RuntimeError("step() called on a finished episode; reset first")
+        if action.parse_error:
+            self.agent_errors += 1
+            self.events.append(ErrorEvent(turn=self.turn, role="agent", message=action.parse_error))
+            return self._count_step(StepResult(f"Error: {action.parse_error}", kind="error"), failed=True)
+        if action.tool_calls:
+            outputs = []
+            failed = False
+            for call in action.tool_calls:
+                if not call.id:
+                    call = call.model_copy(update={"id": f"call_{len(self.events)}"})
+                out = self.domain.agent_tools.call(self.state.session, call.name, call.arguments)
+                if not out.ok and out.error_kind in ("unknown_tool", "bad_arguments"):
+                    self.agent_errors += 1
+                    failed = True
+                self.events.append(
+                    ToolEvent(turn=self.turn, call=call, output=out.output, ok=out.ok, error_kind=out.error_kind)
+                )
+                outputs.append({"tool_call_id": call.id, "name": call.name, "content": out.output})
+                tool = self.domain.agent_tools.tools.get(call.name)
+                if out.ok and tool is not None and tool.terminal:
+                    self.termination = "transfer"
+                    break
+            res = StepResult(json.dumps(outputs), kind="tool", terminated=self.termination == "transfer")
+            return res if res.terminated else self._count_step(res, failed=failed)
+        content = (action.content or "").strip()
+        if not content:
+            self.agent_errors += 1
+            self.events.append(ErrorEvent(turn=self.turn, role="agent", message="empty action"))
+            return self._count_step(
+                StepResult("Error: the action had neither a message nor tool calls", kind="error"), failed=True
+            )
+        self.turn += 1
+        self.steps_this_turn = 0
+        self.errors_in_a_row = 0
+        self.events.append(AgentEvent(turn=self.turn, content=content))
+        if self.turn >= self.task.scenario.max_turns:
+            self.termination = "max_turns"
+            return StepResult("", kind="end", truncated=True)
+        ev = await self._user_speaks(content)
+        if ev.stop:
+            self.termination = "user_stop"
+        return StepResult(ev.content, kind="user", terminated=ev.stop)
+
+    def _count_step(self, res: StepResult, failed: bool = False) -> StepResult:
+        self.steps_this_turn += 1
+        self.errors_in_a_row = self.errors_in_a_row + 1 if failed else 0
+        if self.errors_in_a_row >= MAX_CONSECUTIVE_AGENT_ERRORS:
+            self.termination = "agent_error_limit"
+            res.truncated = True
+        elif self.steps_this_turn >= MAX_STEPS_PER_TURN:
+            self.termination = "max_steps"
+            res.truncated = True
+        return res
+
+    # -- the end ----------------------------------------------------------------------
+
+    def grade(self) -> Grade:
+        from graders.outcome.grade import grade_episode
+
+        return grade_episode(self.domain, self.task, self.state, self.events)
+
+    def close(self) -> None:
+        if self.state is not None:
+            self.state.close()
