@@ -56,6 +56,22 @@ class AgentAction(Record):
         return cls(tool_calls=[ToolCall(name=name, arguments=arguments)])
 
 
+class EpisodeId(Record):
+    """Which episode this is: handed to every actor and to the judge (no hidden context)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task_id: str
+    """The task's id."""
+    repeat: int = 0
+    """Which repeat of the task (0-based)."""
+    seed: int = 0
+    """The episode's seed (derived from the run seed, the task and the repeat)."""
+
+    def __str__(self) -> str:
+        return f"{self.task_id}#{self.repeat}"
+
+
 class UserEvent(Record):
     kind: Literal["user"] = "user"
     turn: int

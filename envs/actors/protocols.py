@@ -11,8 +11,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, runtime_checkable
 
-from envs.records import AgentAction, AgentEvent, Event, ToolEvent, Usage, UserEvent
-from envs.spec.schema import Persona, Situation, Task
+from envs.records import AgentAction, AgentEvent, EpisodeId, Event, ToolEvent, Usage, UserEvent, Verdict
+from envs.spec.schema import Persona, Rule, Situation, Task
 
 
 @dataclass
@@ -88,6 +88,25 @@ class UserSimulator(Protocol):
     name: str
 
     async def reply(self, turn: UserTurn) -> UserReply: ...
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Judges agent replies against rules (an LLM judge; the deterministic checks need no actor).
+
+    ``judge_turn`` returns one verdict per rule for the reply at ``events[reply_index]``;
+    ``judge_question`` answers a task's ``llm_judge`` assertion over the whole episode as
+    (``pass`` | ``fail`` | ``needs_review``, rationale). ``episode`` says which episode is judged
+    (it keys the response cache and the seed sent to providers).
+    """
+
+    name: str
+
+    async def judge_turn(
+        self, situation: Situation, rules: list[Rule], events: list[Event], reply_index: int, episode: EpisodeId
+    ) -> list[Verdict]: ...
+
+    async def judge_question(self, question: str, events: list[Event], episode: EpisodeId) -> tuple[str, str]: ...
 
 
 STOP_TOKEN = "###STOP###"
