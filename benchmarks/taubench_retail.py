@@ -49,8 +49,7 @@ def main() -> None:
 
     from domains.taubench_retail import make_domain
 
-    d = make_domain()
-    d.configure(taubench_data=args.taubench_data)
+    d = make_domain({"data": args.taubench_data})
     try:
         t0 = time.perf_counter()
         d.template()

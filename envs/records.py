@@ -192,3 +192,170 @@ class EpisodeRecord(Record):
     actors: dict[str, str] = Field(default_factory=dict)
     timings: dict[str, float] = Field(default_factory=dict)
     started_at: str | None = None
+
+
+# -- the run summary (summary.json) -------------------------------------------------
+# Read back by envs.report (terminal, HTML, compare) and graders.calibrate
+# (apply_calibration); it lives here so graders need nothing from envs.report.
+
+SUMMARY_SCHEMA_VERSION = 1
+
+
+class SummaryPart(BaseModel):
+    # Unknown keys are ignored so summaries written by older or newer versions still load.
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+
+class UsageTotals(SummaryPart):
+    """One role's LLM usage summed over the run's episodes."""
+
+    calls: int = 0
+    """Model calls, cached ones included."""
+    prompt_tokens: int = 0
+    """Prompt tokens over all calls."""
+    completion_tokens: int = 0
+    """Completion tokens over all calls."""
+    cost: float = 0.0
+    """USD over the priced calls."""
+    cost_unknown_calls: int = 0
+    """Calls to a model with no known price (not in ``cost``)."""
+    cached_calls: int = 0
+    """Calls answered from the response cache."""
+
+
+class FirstFailure(SummaryPart):
+    """The first trial of a task that did not succeed."""
+
+    repeat: int
+    """Its repeat index."""
+    why: str
+    """One line: the error, the first rows that differ from the goal, or the missing outputs."""
+
+
+def _none(v: Any) -> bool:
+    return v is None
+
+
+class TaskSummary(SummaryPart):
+    """One task's trials."""
+
+    id: str
+    """The task id."""
+    trials: int
+    """Episodes played (errored ones included)."""
+    successes: int
+    """Episodes that ended ``ok`` with reward 1."""
+    errors: int
+    """Episodes that ended in an infrastructure error."""
+    clean_trials: int = 0
+    """``trials`` minus ``errors``."""
+    terminations: dict[str, int] = Field(default_factory=dict)
+    """How the episodes ended (user_stop, transfer, max_turns, ...) and how often."""
+    first_failure: FirstFailure | None = Field(default=None, exclude_if=_none)
+    """The first failed trial; absent when every trial succeeded."""
+
+
+class RuleCell(SummaryPart):
+    """Verdict counts of one rule, over all situations or in one."""
+
+    judged: int = 0
+    """Turns judged FOLLOWED or VIOLATED (the denominator of ``compliance``)."""
+    followed: int = 0
+    """Turns judged FOLLOWED."""
+    violated: int = 0
+    """Turns judged VIOLATED."""
+    needs_review: int = 0
+    """Turns the judge or check could not decide."""
+    not_applicable: int = 0
+    """Turns where the rule's condition did not arise."""
+    unjudged: int = 0
+    """Turns with no deterministic check and no judge model."""
+    compliance: float | None = None
+    """followed / judged; None when nothing was judged."""
+    ci95: tuple[float, float] | None = None
+    """95% Wilson interval of ``compliance``."""
+    corrected: float | None = None
+    """With --calibration: compliance corrected for the judge's error (Rogan-Gladen)."""
+    corrected_ci95: tuple[float, float] | None = None
+    """With --calibration: 95% delta-method interval of ``corrected``."""
+
+
+class RuleSummary(RuleCell):
+    """One rule over the run, and per situation."""
+
+    by_situation: dict[str, RuleCell] = Field(default_factory=dict)
+    """The same counts per situation the turns were played in ("-": none)."""
+    calibrated: bool = False
+    """The calibration file had numbers for this rule."""
+    judge_accuracy: float | None = None
+    """With --calibration: the judge's accuracy on this rule's gold items."""
+    untrusted: bool = False
+    """With --calibration: the judge's accuracy on this rule is below the threshold."""
+
+
+class CalibrationInfo(SummaryPart):
+    """Which calibration corrected the rule numbers."""
+
+    file: str
+    """The calibration.json given with --calibration."""
+    judge: str | None = None
+    """The judge the calibration measured."""
+    threshold: float | None = None
+    """The accuracy below which a rule's judge is untrusted."""
+
+
+class RunSummary(SummaryPart):
+    """``summary.json``: what a run measured, with its denominators."""
+
+    schema_version: int = SUMMARY_SCHEMA_VERSION
+    """The layout of this file (summaries written before it was versioned read as 1)."""
+    run_id: str | None = None
+    """The run folder's name."""
+    domain: str | None = None
+    """The domain played."""
+    actors: dict[str, str | None] = Field(default_factory=dict)
+    """agent, user and judge as given (scripted[:variant], human, a model string, or None)."""
+    seed: int | None = None
+    """The run seed; each episode's seed derives from it."""
+    repeats: int | None = None
+    """Trials per task asked for."""
+    tasks: int = 0
+    """Tasks with at least one episode."""
+    episodes: int = 0
+    """Episodes summarised."""
+    errors: int = 0
+    """Episodes that ended in an infrastructure error."""
+    errors_by_role_kind: dict[str, int] = Field(default_factory=dict)
+    """Errors counted by "role:kind"."""
+    agent_errors: int = 0
+    """The agent's bad tool calls and unparseable replies, over all episodes."""
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    """pass^k for k = "1".."n" over all trials (an errored episode is a failed trial)."""
+    pass_at_k: dict[str, float] = Field(default_factory=dict)
+    """pass@k for k = "1".."n" over all trials."""
+    pass_hat_k_ci95: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    """95% percentile bootstrap interval of pass^k, tasks resampled."""
+    pass_hat_k_note: str = "errored episodes count as failed trials; pass_hat_k_clean leaves them out"
+    """How errored episodes are counted."""
+    pass_hat_k_clean: dict[str, float] = Field(default_factory=dict)
+    """pass^k over clean (non-errored) trials only."""
+    clean_episodes: int = 0
+    """``episodes`` minus ``errors``."""
+    mean_reward: float | None = None
+    """Mean reward over all episodes; None without episodes."""
+    per_task: list[TaskSummary] = Field(default_factory=list)
+    """One entry per task, by id."""
+    usage: dict[str, UsageTotals] = Field(default_factory=dict)
+    """LLM usage per role (agent, user, judge); empty for scripted runs."""
+    wall_s: float | None = None
+    """Wall-clock seconds of the playing phase."""
+    rules: dict[str, RuleSummary] = Field(default_factory=dict)
+    """Per rule: verdict counts, compliance and interval, per situation too."""
+    coverage: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Judged turns per rule and situation, with every pair the domain defines (0: a gap)."""
+    coverage_gaps: list[str] = Field(default_factory=list)
+    """Rule x situation pairs with no judged turn, written "R1 x cooperative"."""
+    unjudged: dict[str, int] = Field(default_factory=dict)
+    """Rules with no check and no judge model, and on how many turns."""
+    calibration: CalibrationInfo | None = None
+    """With --calibration: which calibration corrected ``rules``."""

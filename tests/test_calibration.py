@@ -7,7 +7,8 @@ import json
 import pytest
 
 from envs.report.summary import summarize
-from graders.calibrate.calibration import apply_calibration, main, rogan_gladen, rogan_gladen_ci, rule_stats
+from graders.calibrate.calibration import apply_calibration, main, rule_stats
+from graders.statistics import rogan_gladen, rogan_gladen_ci
 
 
 def test_rule_stats_hand_computed():
@@ -68,9 +69,10 @@ def test_run_summary_with_calibration(tmp_path):
     p = tmp_path / "cal.json"
     p.write_text(json.dumps(cal))
     apply_calibration(s, p)
-    e = s["rules"]["T1"]
-    assert e["compliance"] == pytest.approx(0.7)
-    assert e["corrected"] == pytest.approx((0.7 + 0.8 - 1) / 0.7)
-    assert e["corrected_ci95"][0] < e["corrected"] < e["corrected_ci95"][1]
-    assert e["untrusted"] is False
-    assert e["by_situation"]["cooperative"]["corrected"] == pytest.approx(e["corrected"])
+    e = s.rules["T1"]
+    assert e.compliance == pytest.approx(0.7)
+    assert e.corrected == pytest.approx((0.7 + 0.8 - 1) / 0.7)
+    assert e.corrected_ci95[0] < e.corrected < e.corrected_ci95[1]
+    assert e.untrusted is False and e.calibrated is True and e.judge_accuracy == 0.85
+    assert e.by_situation["cooperative"].corrected == pytest.approx(e.corrected)
+    assert s.calibration.file == str(p) and s.calibration.judge == "x"

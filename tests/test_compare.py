@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from envs.report.compare import compare, fisher_exact, main as compare_main, paired_permutation
+from envs.report.compare import compare, main as compare_main
+from graders.statistics import fisher_exact, paired_permutation
 from envs.run.cli import main as run_main
 
 

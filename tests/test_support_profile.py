@@ -32,7 +32,7 @@ def _profile(agent: str, task_ids: list[str], repeats: int) -> dict:
 
     asyncio.run(play())
     state.close()
-    return summarize(recs, {"domain": "support", "repeats": repeats}, domain=d)
+    return summarize(recs, {"domain": "support", "repeats": repeats}, domain=d).model_dump()
 
 
 @pytest.fixture(scope="module")

@@ -46,8 +46,7 @@ MUTATING = {
 def domain():
     from domains.taubench_retail import make_domain
 
-    d = make_domain()
-    d.configure(taubench_data=str(DATA))
+    d = make_domain({"data": DATA})
     t0 = time.perf_counter()
     d.template()
     print(f"\ntemplate build: {1000 * (time.perf_counter() - t0):.0f} ms")
@@ -386,8 +385,7 @@ def test_policy_and_tasks_come_from_the_data(domain):
 def test_bad_data_path_is_one_clear_line(tmp_path):
     from domains.taubench_retail import make_domain
 
-    d = make_domain()
-    d.configure(taubench_data=str(tmp_path / "nowhere"))
+    d = make_domain().with_options(data=str(tmp_path / "nowhere"))
     with pytest.raises(SpecError) as e:
         d.tasks
     assert "nowhere" in str(e.value) and "--taubench-data" in str(e.value) and "\n" not in str(e.value)
@@ -400,7 +398,7 @@ def test_bad_data_path_is_one_clear_line(tmp_path):
     uid = next(iter(users))
     users[uid]["payment_methods"] = {"gift_card_1": {"source": "gift_card", "balance": "ten", "id": "gift_card_1"}}
     (tmp_path / "db" / "users.json").write_text(json.dumps(users))
-    d.configure(taubench_data=str(tmp_path))
+    d = d.with_options(data=str(tmp_path))  # a new definition: nothing cached from the path above
     with pytest.raises(SpecError) as e:
         d.template()
     msg = str(e.value)
@@ -447,8 +445,7 @@ def test_a_taubench_checkout_layout_is_understood(tmp_path, domain, gold):
         f"from tau_bench.types import Task, Action\n\nTASKS_TEST = [\n{body}\n]\n", encoding="utf-8"
     )
 
-    d = make_domain()
-    d.configure(taubench_data=str(tmp_path))  # the checkout root
+    d = make_domain({"data": tmp_path})  # the checkout root
     first_three = list(domain.tasks.values())[:3]
     assert [t.expected_actions for t in d.tasks.values()] == [t.expected_actions for t in first_three]
     assert d.agent_tools.schemas() == schemas

@@ -151,8 +151,7 @@ def test_real_gsm8k_test_set_parses():
 
 
 def test_problems_option_builds_tasks_from_a_gsm8k_file(tmp_path):
-    d = make_tutoring_domain()
-    d.configure(problems=str(_write(tmp_path, GOOD)))
+    d = make_tutoring_domain().with_options(problems=str(_write(tmp_path, GOOD)))
     assert set(d.problems) == {"GSM-0001", "GSM-0002", "GSM-0003"}
     assert len(d.tasks) == 3
     st_ = EpisodeState(d.base, d.template())

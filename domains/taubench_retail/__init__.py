@@ -1,17 +1,21 @@
 """tau-bench's retail domain (Yao et al., 2024) inside sitgym, reproducing tau-bench exactly.
 
 The state, the 115 test tasks, the policy and the tool schemas are read from
-tau-bench's data at first use (``--taubench-data PATH``, else
-``$SITGYM_TAUBENCH_DATA``, else ``../shared/data/tau-bench-retail``); none of
-it is copied here. Importing this module only registers the domain; the
-factory builds the domain object without reading any data either.
+tau-bench's data at first use (option ``data``: ``--domain-option data=PATH``
+or ``--taubench-data PATH``, else ``$SITGYM_TAUBENCH_DATA``, else
+``../shared/data/tau-bench-retail``); none of it is copied here. Importing
+this module only registers the domain; the factory builds the domain object
+without reading any data either.
 """
 
 from __future__ import annotations
 
-from functools import cached_property
+from dataclasses import dataclass
+from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from envs.domain import Domain, register_domain
 from envs.errors import SpecError
@@ -26,37 +30,40 @@ NAME = "taubench-retail"
 GYM_ID = "TaubenchRetail-v0"
 
 
-class TaubenchRetailDomain(Domain):
-    """A ``Domain`` whose state, tasks, policy and tool schemas come from tau-bench's files."""
+class TaubenchRetailOptions(BaseModel):
+    """The domain's options."""
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    data: Path | None = Field(default=None, validation_alias=AliasChoices("data", "taubench_data"))
+    """tau-bench retail data: a folder like ../shared/data/tau-bench-retail or a tau-bench checkout
+    (``taubench_data`` is accepted too, as older configs and gymnasium callers spell it)."""
+
+
+class TaubenchData:
+    """One configuration's view of tau-bench's files: located, and tool schemas read, on first use."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
         self._source: "DataSource | None" = None
         self._schemas: dict[str, dict] | None = None
-
-    def configure(self, **options: Any) -> None:
-        """Accepts ``taubench_data`` (the CLI's ``--taubench-data``); clears every cache."""
-        super().configure(**options)
-        for t in self.agent_tools.tools.values():
-            reset = getattr(t, "reset_schema", None)
-            if reset is not None:
-                reset()
 
     def source(self) -> "DataSource":
         if self._source is None:
             from .importer import locate
 
-            self._source = locate(self.options.get("taubench_data"))
+            self._source = locate(self.path)
         return self._source
 
     def tool_schemas(self) -> dict[str, dict]:
         """tau-bench's function schemas by tool name; every tool must have one."""
         if self._schemas is None:
             from .importer import read_tool_schemas
+            from .tools import TOOL_FUNCTIONS
 
             src = self.source()
             schemas = read_tool_schemas(src)
-            for name in self.agent_tools.names():
+            for name in TOOL_FUNCTIONS:
                 if name not in schemas:
                     raise SpecError(f"{src.tools}: no schema for tool {name!r}")
             self._schemas = schemas
@@ -67,6 +74,31 @@ class TaubenchRetailDomain(Domain):
         from .importer import import_data
 
         import_data(session, self.source())
+
+
+@dataclass(frozen=True, eq=False)
+class TaubenchRetailDomain(Domain):
+    """A ``Domain`` whose state, tasks, policy and tool schemas come from tau-bench's files."""
+
+    data: TaubenchData | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # The gold agent reads this definition's tasks (a copy gets its own).
+        object.__setattr__(self, "scripted_agents", {**self.scripted_agents, "gold": partial(_gold_agent, self)})
+
+    def _configured(self, options: BaseModel) -> "TaubenchRetailDomain":
+        # The tools hold the schema loader of their data: a new data path needs new tools.
+        return make_domain(options)
+
+    def source(self) -> "DataSource":
+        return self.data.source()
+
+    def tool_schemas(self) -> dict[str, dict]:
+        return self.data.tool_schemas()
+
+    def import_state(self, session: "Session", seed: int) -> None:
+        self.data.import_state(session, seed)
 
     @cached_property
     def policy(self) -> str:  # type: ignore[override]
@@ -106,31 +138,39 @@ class TaubenchRetailDomain(Domain):
         return out
 
 
-def make_domain() -> TaubenchRetailDomain:
-    """The registry's factory: the domain object, with tools and agents; reads no data."""
+def _gold_agent(domain: TaubenchRetailDomain):
+    from .agents import GoldAgent
+
+    return GoldAgent(domain)
+
+
+def make_domain(options: TaubenchRetailOptions | dict | None = None) -> TaubenchRetailDomain:
+    """The registry's factory: the domain for ``options``, with tools and agents; reads no data."""
+    from envs.domain import parse_options
     from envs.domain.tools import ToolSet
 
-    from .agents import GoldAgent
     from .models import Base
     from .tools import make_toolset
 
-    holder: list[TaubenchRetailDomain] = []
-    dom = TaubenchRetailDomain(
+    if not isinstance(options, TaubenchRetailOptions):
+        options = parse_options(TaubenchRetailOptions, dict(options or {}), NAME)
+    data = TaubenchData(options.data)
+    return TaubenchRetailDomain(
         name=NAME,
         gym_id=GYM_ID,
         base=Base,
-        seed_fn=lambda session, seed: holder[0].import_state(session, seed),
-        agent_tools=make_toolset(lambda: holder[0].tool_schemas()),
+        seed_fn=data.import_state,
+        agent_tools=make_toolset(data.tool_schemas),
         user_tools=ToolSet("user"),
         package_dir=Path(__file__).resolve().parent,
         default_agent="gold",
         # tau-bench's own output rule, for parity with its rewards.
         outputs_mode="substring",
         description="tau-bench retail: 16 tools, 115 test tasks, state in SQLite",
+        options_model=TaubenchRetailOptions,
+        options=options,
+        data=data,
     )
-    holder.append(dom)
-    dom.scripted_agents = {"gold": lambda: GoldAgent(dom)}
-    return dom
 
 
 register_domain(NAME, make_domain, gym_id=GYM_ID, aliases=("retail",))

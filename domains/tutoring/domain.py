@@ -1,9 +1,10 @@
 """The tutoring ``Domain``: problems from the hand-written set or a GSM8K-format file.
 
-* ``configure(problems=PATH)`` (the CLI's ``--problems``) loads a GSM8K-format
-  file instead of the hand-written set; the problems table then holds those
-  problems and one task is generated per problem for the first
-  ``problem_tasks`` of them (default 20; option ``problem_tasks``).
+* Option ``problems`` (``--domain-option problems=PATH``, alias ``--problems``;
+  ``domain.with_options(problems=PATH)``) loads a GSM8K-format file instead of
+  the hand-written set; the problems table then holds those problems and one
+  task is generated per problem for the first ``problem_tasks`` of them
+  (option ``problem_tasks``, default 20).
 * ``expected_actions`` may contain the student's own tool calls (the correct
   ``submit_answer`` that a solved goal presupposes): the goal replay runs
   each action on the side whose tool it names.
@@ -15,9 +16,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from envs.domain import Domain
 from envs.domain.tools import ToolSet
@@ -27,20 +31,26 @@ from envs.spec.schema import Task
 DEFAULT_PROBLEM_TASKS = 20
 
 
-class TutoringDomain(Domain):
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.__dict__.pop("problems", None)
+class TutoringOptions(BaseModel):
+    """The tutoring domain's options."""
 
-    def configure(self, **options: Any) -> None:
-        super().configure(**options)
-        self.__dict__.pop("problems", None)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    problems: Path | None = None
+    """A GSM8K-format .jsonl problem set to use instead of the hand-written problems."""
+    problem_tasks: int = Field(default=DEFAULT_PROBLEM_TASKS, ge=1)
+    """With ``problems``: how many of them (the first ones) get a task."""
+
+
+@dataclass(frozen=True, eq=False)
+class TutoringDomain(Domain):
+    options_model: type[BaseModel] = TutoringOptions
 
     @cached_property
     def problems(self) -> dict[str, Any]:
         from .problems import load_gsm8k, load_handwritten
 
-        src = self.options.get("problems")
+        src = self.options.problems
         items = load_gsm8k(src) if src else load_handwritten()
         return {p.id: p for p in items}
 
@@ -71,13 +81,13 @@ class TutoringDomain(Domain):
                 raise SpecError(f"{path}: extra.misconception: {pid} has no common error {code!r}")
 
     def load_tasks(self) -> dict[str, Task]:
-        if self.options.get("problems"):
+        if self.options.problems:
             from .taskgen import tasks_for_problems
 
-            n = int(self.options.get("problem_tasks") or DEFAULT_PROBLEM_TASKS)
+            n = self.options.problem_tasks
             tasks = tasks_for_problems(list(self.problems.values())[:n], self.name)
             for t in tasks:
-                self.validate_task(t, f"{self.options['problems']}: {t.id}")
+                self.validate_task(t, f"{self.options.problems}: {t.id}")
             out = {t.id: t for t in tasks}
         else:
             out = super().load_tasks()

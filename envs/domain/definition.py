@@ -7,19 +7,26 @@ never imports a domain by name. Domains are discovered from the ``domains``
 package and from the ``sitgym.domains`` entry-point group (third-party
 domains: point the entry point at a module that calls ``register_domain``).
 
+A ``Domain`` is a frozen definition. Its options (a data path, a problem
+set) are a pydantic model the domain declares (``options_model``);
+``with_options(...)`` returns a new, independently cached definition and
+never changes the one it was called on. What a definition computes lazily
+(the template, initial and goal states, tasks, policy) is cached on that
+instance only, so a new configuration never reuses stale state.
+
 Subclass ``Domain`` only where a domain builds its state or tasks in an
 unusual way (e.g. importing another benchmark's data).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy.orm import DeclarativeBase, Session
 
 from envs.errors import SpecError
@@ -43,7 +50,36 @@ def data_root() -> Path:
     return PROJECT_ROOT
 
 
+class NoOptions(BaseModel):
+    """The options of a domain that takes none."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def parse_options(model: type[BaseModel], values: dict[str, Any], domain: str = "") -> BaseModel:
+    """``values`` validated by ``model``; a bad one raises SpecError("KEY: reason"), one line."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err["loc"]) or "?"
+        if err["type"] == "extra_forbidden":
+            known = ", ".join(model.model_fields) or "none"
+            raise SpecError(f"{key}: unknown option of domain {domain or '?'} (known: {known})") from None
+        raise SpecError(f"{key}: {err['msg']} (got {err.get('input')!r})") from None
+
+
 @dataclass
+class DomainCache:
+    """What a domain definition computes once: template bytes, per-task initial and goal states."""
+
+    template: bytes | None = None
+    initial: dict[str, bytes] = field(default_factory=dict)
+    goal: dict[str, tuple[bytes, Any, list[str]]] = field(default_factory=dict)
+    replay_state: Any = None  # one reused EpisodeState for goal replays
+
+
+@dataclass(frozen=True, eq=False)  # eq=False: domains compare and hash by identity
 class Domain:
     name: str
     gym_id: str  # e.g. "Support-v0", registered as "sitgym/Support-v0"
@@ -59,31 +95,39 @@ class Domain:
     scripted_users: dict[str, Callable[[], Any]] = field(default_factory=dict)
     seed: int = 0
     description: str = ""
-    # Domain options the CLI passes through (e.g. a data path); see configure().
-    options: dict[str, Any] = field(default_factory=dict)
+    # The options this domain takes (a pydantic model; NoOptions: none), and this definition's
+    # values of them; a dict given here is validated by options_model. See with_options().
+    options_model: type[BaseModel] = NoOptions
+    options: Any = None
     # How required outputs are matched (graders/outputs.py): "normalised" or "substring".
     outputs_mode: str = "normalised"
     # Where the task YAML files are; default: <data root>/tasks/<name>.
     tasks_path: Path | None = None
+    # This definition's lazily computed states (set in __post_init__; never shared by a copy).
+    cache: DomainCache = field(init=False, repr=False, default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        self._initial: dict[str, bytes] = {}
-        self._goal: dict[str, tuple[bytes, set[str], list[str]]] = {}
-        self._template: bytes | None = None
-        self._replay_state = None  # one reused state for goal replays
+        opts = self.options
+        if not isinstance(opts, self.options_model):
+            opts = parse_options(self.options_model, dict(opts or {}), self.name)
+        object.__setattr__(self, "options", opts)
+        object.__setattr__(self, "cache", DomainCache())
 
     # -- configuration --------------------------------------------------------
 
-    def configure(self, **options: Any) -> None:
-        """Set domain options (clears caches). Unknown options are ignored by default domains."""
-        for k, v in options.items():
-            if v is None:
-                self.options.pop(k, None)  # None restores the default
-            else:
-                self.options[k] = v
-        self.__post_init__()
-        for key in ("tasks", "policy", "situations", "rules"):
-            self.__dict__.pop(key, None)
+    def with_options(self, **options: Any) -> "Domain":
+        """A new definition with these options over this one's; None restores an option's default.
+
+        Raises SpecError("KEY: reason") for an unknown option or a bad value. The
+        new definition shares no cache with this one, which stays as it was.
+        """
+        merged = {**self.options.model_dump(exclude_unset=True), **options}
+        values = {k: v for k, v in merged.items() if v is not None}
+        return self._configured(parse_options(self.options_model, values, self.name))
+
+    def _configured(self, options: BaseModel) -> "Domain":
+        """Build the definition for ``options``; domains whose tools depend on them override it."""
+        return dataclasses.replace(self, options=options)
 
     # -- state ------------------------------------------------------------------
 
@@ -93,20 +137,21 @@ class Domain:
         return build_template(self.base, self.seed_fn, self.seed)
 
     def template(self) -> bytes:
-        if self._template is None:
-            self._template = self.build_template()
-        return self._template
+        if self.cache.template is None:
+            self.cache.template = self.build_template()
+        return self.cache.template
 
     def initial_bytes(self, task: Task) -> bytes:
         """Template + the task's initial_state patch (cached per task)."""
-        if task.id not in self._initial:
+        initial = self.cache.initial
+        if task.id not in initial:
             from envs.state.database import apply_patch
 
             try:
-                self._initial[task.id] = apply_patch(self.base, self.template(), task.initial_state)
+                initial[task.id] = apply_patch(self.base, self.template(), task.initial_state)
             except ValueError as e:
                 raise SpecError(f"task {task.id}: {e}") from None
-        return self._initial[task.id]
+        return initial[task.id]
 
     def goal(self, task: Task) -> tuple[bytes, "Touched", list[str]]:
         """The goal state: the task's expected actions replayed on a fresh copy.
@@ -115,12 +160,13 @@ class Domain:
         outputs of actions that failed).
         Cached per task: annotators write actions, not rows.
         """
-        if task.id not in self._goal:
+        cache = self.cache
+        if task.id not in cache.goal:
             from envs.state.database import EpisodeState
 
-            if self._replay_state is None:
-                self._replay_state = EpisodeState(self.base, self.initial_bytes(task))
-            st = self._replay_state
+            if cache.replay_state is None:
+                cache.replay_state = EpisodeState(self.base, self.initial_bytes(task))
+            st = cache.replay_state
             st.load(self.initial_bytes(task))
             problems = []
             for a in task.expected_actions:
@@ -129,8 +175,8 @@ class Domain:
                 out = tools.call(st.session, a.name, a.arguments)
                 if not out.ok:
                     problems.append(f"{a.name}: {out.output}")
-            self._goal[task.id] = (st.snapshot(), st.touched.copy(), problems)
-        return self._goal[task.id]
+            cache.goal[task.id] = (st.snapshot(), st.touched.copy(), problems)
+        return cache.goal[task.id]
 
     # -- data -------------------------------------------------------------------------
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable
+from typing import Any, Callable
 
 from envs.domain.definition import Domain
 from envs.errors import SpecError
 
 _REGISTRY: dict[str, Callable[[], Domain]] = {}
 _GYM_IDS: dict[str, str] = {}  # canonical domain name -> gymnasium id (without namespace)
-_INSTANCES: dict[str, Domain] = {}
+# One definition per (factory, options): the same options give the same definition (its caches
+# reused), different options a different one.
+_INSTANCES: dict[tuple[int, str], Domain] = {}
 _DISCOVERED = False
 _DISCOVERY_ERRORS: list[str] = []
 
@@ -68,13 +70,24 @@ def domain_names() -> list[str]:
     return out
 
 
-def get_domain(name: str) -> Domain:
+def get_domain(name: str, options: dict[str, Any] | None = None) -> Domain:
+    """The domain registered as ``name``, configured with ``options`` (see ``Domain.with_options``).
+
+    Raises SpecError for an unknown name, an unknown option or a bad option value.
+    """
     discover()
     if name not in _REGISTRY:
         why = f"; {_DISCOVERY_ERRORS[0]}" if _DISCOVERY_ERRORS else ""
         raise SpecError(f"--domain: unknown domain {name!r} (known: {', '.join(domain_names())}){why}")
     factory = _REGISTRY[name]
-    key = f"{id(factory)}"
+    base_key = (id(factory), "")
+    if base_key not in _INSTANCES:
+        _INSTANCES[base_key] = factory()
+    base = _INSTANCES[base_key]
+    if not options:
+        return base
+    configured = base.with_options(**options)
+    key = (id(factory), configured.options.model_dump_json())
     if key not in _INSTANCES:
-        _INSTANCES[key] = factory()
+        _INSTANCES[key] = configured
     return _INSTANCES[key]

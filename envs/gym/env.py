@@ -95,9 +95,7 @@ class SitgymEnv(gymnasium.Env):
         render_mode: str | None = None,
         domain_options: dict | None = None,
     ):
-        self.domain = get_domain(domain)
-        if domain_options:
-            self.domain.configure(**domain_options)
+        self.domain = get_domain(domain, domain_options)
         self.task_ids = sorted(self.domain.tasks)
         if task_id is not None and task_id not in self.domain.tasks:
             raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")

@@ -15,61 +15,34 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
-from math import comb
 from pathlib import Path
 
-from envs.records import EpisodeRecord
 from envs.errors import SpecError
+from envs.records import EpisodeRecord, RunSummary
+from graders.statistics import fisher_exact, paired_permutation
 
 
-def fisher_exact(a: int, b: int, c: int, d: int) -> float:
-    """Two-sided Fisher exact p-value for the 2x2 table [[a, b], [c, d]]."""
-    n1, n2, m1 = a + b, c + d, a + c
-    n = n1 + n2
-
-    def p(x: int) -> float:
-        return comb(n1, x) * comb(n2, m1 - x) / comb(n, m1)
-
-    lo, hi = max(0, m1 - n2), min(n1, m1)
-    p_obs = p(a)
-    return min(1.0, sum(p(x) for x in range(lo, hi + 1) if p(x) <= p_obs * (1 + 1e-9)))
-
-
-def paired_permutation(diffs: list[float], reps: int = 20000, seed: int = 0) -> float:
-    """Two-sided p-value of the mean paired difference under random sign flips (exact when small)."""
-    diffs = [d for d in diffs if d != 0]
-    if not diffs:
-        return 1.0
-    obs = abs(sum(diffs))
-    n = len(diffs)
-    if n <= 16:
-        hits = 0
-        for mask in range(1 << n):
-            s = sum(d if mask >> i & 1 else -d for i, d in enumerate(diffs))
-            hits += abs(s) >= obs - 1e-12
-        return hits / (1 << n)
-    rng = random.Random(seed)
-    hits = sum(abs(sum(d if rng.random() < 0.5 else -d for d in diffs)) >= obs - 1e-12 for _ in range(reps))
-    return (hits + 1) / (reps + 1)
-
-
-def _load(run_dir: Path) -> tuple[dict, list[EpisodeRecord]]:
+def _load(run_dir: Path) -> tuple[RunSummary, list[EpisodeRecord]]:
     s = run_dir / "summary.json"
     e = run_dir / "episodes.jsonl"
     if not s.exists() or not e.exists():
         raise SpecError(f"{run_dir}: not a finished run (needs summary.json and episodes.jsonl)")
+    from envs.report.summary import read_summary
     from envs.run.store import RunStore
 
-    return json.loads(s.read_text(encoding="utf-8")), list(RunStore(run_dir).load().values())
+    try:
+        summary = read_summary(run_dir)
+    except ValueError as e:  # pydantic's ValidationError, or JSON that does not parse
+        raise SpecError(f"{s}: not a run summary ({str(e).splitlines()[0]})") from None
+    return summary, list(RunStore(run_dir).load().values())
 
 
 def compare(a_dir: Path, b_dir: Path) -> dict:
     sa, ra = _load(a_dir)
     sb, rb = _load(b_dir)
-    if sa.get("domain") != sb.get("domain"):
-        raise SpecError(f"{b_dir}: domain {sb.get('domain')!r} differs from {a_dir}'s {sa.get('domain')!r}")
+    if sa.domain != sb.domain:
+        raise SpecError(f"{b_dir}: domain {sb.domain!r} differs from {a_dir}'s {sa.domain!r}")
 
     def rates(recs):
         out: dict[str, list[int]] = {}
@@ -91,10 +64,10 @@ def compare(a_dir: Path, b_dir: Path) -> dict:
         "worse": [{"task": t, "a": pa[t], "b": pb[t]} for t in common if pb[t] < pa[t]],
     }
     rules = {}
-    for rid in sorted(set(sa.get("rules", {})) | set(sb.get("rules", {}))):
-        ea, eb = sa.get("rules", {}).get(rid), sb.get("rules", {}).get(rid)
-        fa, na = (ea["followed"], ea["judged"]) if ea else (0, 0)
-        fb, nb = (eb["followed"], eb["judged"]) if eb else (0, 0)
+    for rid in sorted(set(sa.rules) | set(sb.rules)):
+        ea, eb = sa.rules.get(rid), sb.rules.get(rid)
+        fa, na = (ea.followed, ea.judged) if ea else (0, 0)
+        fb, nb = (eb.followed, eb.judged) if eb else (0, 0)
         rules[rid] = {
             "a": {"followed": fa, "judged": na, "compliance": fa / na if na else None},
             "b": {"followed": fb, "judged": nb, "compliance": fb / nb if nb else None},
@@ -103,10 +76,10 @@ def compare(a_dir: Path, b_dir: Path) -> dict:
     return {
         "a": str(a_dir),
         "b": str(b_dir),
-        "domain": sa.get("domain"),
-        "actors": {"a": sa.get("actors"), "b": sb.get("actors")},
-        "pass_hat_k": {"a": sa.get("pass_hat_k"), "b": sb.get("pass_hat_k")},
-        "errors": {"a": sa.get("errors"), "b": sb.get("errors")},
+        "domain": sa.domain,
+        "actors": {"a": sa.actors, "b": sb.actors},
+        "pass_hat_k": {"a": sa.pass_hat_k, "b": sb.pass_hat_k},
+        "errors": {"a": sa.errors, "b": sb.errors},
         "tasks": tasks,
         "rules": rules,
     }

@@ -13,11 +13,12 @@ import json
 import sys
 from pathlib import Path
 
-from envs.report.summary import natural_key
+from envs.records import RunSummary
+from envs.report.summary import natural_key, read_summary
 
 
-def _pass_k_svg(s: dict) -> str:
-    ks = list(s.get("pass_hat_k", {}))
+def _pass_k_svg(s: RunSummary) -> str:
+    ks = list(s.pass_hat_k)
     if not ks:
         return "<p>No episodes.</p>"
     w, h, pad = 60 * len(ks) + 80, 220, 40
@@ -30,14 +31,14 @@ def _pass_k_svg(s: dict) -> str:
         parts.append(f'<line x1="{pad}" y1="{y:.0f}" x2="{w - 10}" y2="{y:.0f}" stroke="#ddd"/>')
     for i, k in enumerate(ks):
         x = pad + 10 + i * 60
-        v = s["pass_hat_k"][k]
-        vc = s.get("pass_hat_k_clean", {}).get(k)
+        v = s.pass_hat_k[k]
+        vc = s.pass_hat_k_clean.get(k)
         y = h - pad - v * (h - 2 * pad)
         parts.append(f'<rect x="{x}" y="{y:.1f}" width="{bw}" height="{h - pad - y:.1f}" fill="#3b6ea8"><title>pass^{k} = {v:.3f}</title></rect>')
         if vc is not None:
             yc = h - pad - vc * (h - 2 * pad)
             parts.append(f'<rect x="{x + bw}" y="{yc:.1f}" width="{bw}" height="{h - pad - yc:.1f}" fill="#9cc0e6"><title>clean trials: {vc:.3f}</title></rect>')
-        ci = s.get("pass_hat_k_ci95", {}).get(k)
+        ci = s.pass_hat_k_ci95.get(k)
         if ci:
             y0, y1 = (h - pad - c * (h - 2 * pad) for c in ci)
             parts.append(f'<line x1="{x + bw / 2}" y1="{y0:.1f}" x2="{x + bw / 2}" y2="{y1:.1f}" stroke="#000"/>')
@@ -55,53 +56,54 @@ def _heat(v: float | None) -> str:
     return f"rgb({r},{g},90)"
 
 
-def _rules_table(s: dict) -> str:
-    cov = s.get("coverage", {})
+def _rules_table(s: RunSummary) -> str:
+    cov = s.coverage
     if not cov:
         return "<p>No rule verdicts.</p>"
     sits = sorted({sit for cells in cov.values() for sit in cells})
     rows = ["<table><tr><th>rule</th><th>all</th>" + "".join(f"<th>{html.escape(x)}</th>" for x in sits) + "</tr>"]
     for rid in sorted(cov, key=natural_key):
-        e = s.get("rules", {}).get(rid, {})
-        comp = e.get("compliance")
-        flag = " (untrusted judge)" if e.get("untrusted") else ""
-        cells = [f'<td style="background:{_heat(comp)}">{"-" if comp is None else f"{comp:.2f}"} ({e.get("followed", 0)}/{e.get("judged", 0)})</td>']
+        e = s.rules.get(rid)
+        comp = e.compliance if e else None
+        flag = " (untrusted judge)" if e and e.untrusted else ""
+        cells = [f'<td style="background:{_heat(comp)}">{"-" if comp is None else f"{comp:.2f}"} ({e.followed if e else 0}/{e.judged if e else 0})</td>']
         for sit in sits:
             if sit not in cov[rid]:
                 cells.append("<td></td>")
                 continue
-            cell = e.get("by_situation", {}).get(sit)
-            if not cell or not cell["judged"]:
-                na = (cell or {}).get("not_applicable", 0)
+            cell = e.by_situation.get(sit) if e else None
+            if not cell or not cell.judged:
+                na = cell.not_applicable if cell else 0
                 # n/a: the rule's condition never arose on those turns, so it is still a gap
                 cells.append(f'<td class="gap">gap{f" (n/a on {na})" if na else ""}</td>')
             else:
-                c = cell["compliance"]
-                cells.append(f'<td style="background:{_heat(c)}">{c:.2f} ({cell["followed"]}/{cell["judged"]})</td>')
+                c = cell.compliance
+                cells.append(f'<td style="background:{_heat(c)}">{c:.2f} ({cell.followed}/{cell.judged})</td>')
         rows.append(f"<tr><th>{html.escape(rid + flag)}</th>{''.join(cells)}</tr>")
     rows.append("</table>")
-    un = s.get("unjudged") or {}
+    un = s.unjudged
     if un:
         rows.append("<p>Unjudged (no check, no judge model): " + ", ".join(f"{html.escape(r)} on {n} turns" for r, n in sorted(un.items(), key=lambda kv: natural_key(kv[0]))) + "</p>")
     return "".join(rows)
 
 
-def render(summary: dict) -> str:
+def render(summary: RunSummary) -> str:
+    """The report page for ``summary``, as one self-contained HTML string."""
     s = summary
     per_task = "".join(
-        f"<tr><td>{html.escape(p['id'])}</td><td>{p['successes']}/{p['trials']}</td><td>{p['errors']}</td>"
-        f"<td>{html.escape(', '.join(f'{k} {v}' for k, v in p['terminations'].items()))}</td></tr>"
-        for p in s.get("per_task", [])
+        f"<tr><td>{html.escape(p.id)}</td><td>{p.successes}/{p.trials}</td><td>{p.errors}</td>"
+        f"<td>{html.escape(', '.join(f'{k} {v}' for k, v in p.terminations.items()))}</td></tr>"
+        for p in s.per_task
     )
-    errs = ", ".join(f"{html.escape(k)}: {v}" for k, v in (s.get("errors_by_role_kind") or {}).items()) or "none"
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>sitgym {html.escape(str(s.get('run_id')))}</title>
+    errs = ", ".join(f"{html.escape(k)}: {v}" for k, v in s.errors_by_role_kind.items()) or "none"
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>sitgym {html.escape(str(s.run_id))}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;font-size:13px}}
 td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left}}.gap{{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3d3d3 4px,#f3d3d3 8px)}}</style>
 </head><body>
-<h1>sitgym run {html.escape(str(s.get('run_id')))}</h1>
-<p>domain <b>{html.escape(str(s.get('domain')))}</b>; actors {html.escape(json.dumps(s.get('actors')))};
-{s.get('episodes')} episodes over {s.get('tasks')} tasks x {s.get('repeats')} repeats; errors {s.get('errors')} ({errs});
-agent errors {s.get('agent_errors')}.</p>
+<h1>sitgym run {html.escape(str(s.run_id))}</h1>
+<p>domain <b>{html.escape(str(s.domain))}</b>; actors {html.escape(json.dumps(s.actors))};
+{s.episodes} episodes over {s.tasks} tasks x {s.repeats} repeats; errors {s.errors} ({errs});
+agent errors {s.agent_errors}.</p>
 <h2>pass^k</h2><p>Dark: all trials (errors count as failures), with 95% bootstrap interval over tasks. Light: clean trials only.</p>
 {_pass_k_svg(s)}
 <h2>Rule compliance by situation</h2>{_rules_table(s)}
@@ -109,7 +111,8 @@ agent errors {s.get('agent_errors')}.</p>
 </body></html>"""
 
 
-def write_report(run_dir: Path, summary: dict) -> Path:
+def write_report(run_dir: Path, summary: RunSummary) -> Path:
+    """Write ``report.html`` for ``summary`` into ``run_dir``; returns its path."""
     out = Path(run_dir) / "report.html"
     out.write_text(render(summary), encoding="utf-8")
     return out
@@ -117,4 +120,4 @@ def write_report(run_dir: Path, summary: dict) -> Path:
 
 if __name__ == "__main__":
     d = Path(sys.argv[1])
-    print(write_report(d, json.loads((d / "summary.json").read_text())))
+    print(write_report(d, read_summary(d)))

@@ -5,8 +5,12 @@
 
 Episodes run concurrently on one asyncio loop (``--concurrency``); each is
 appended to ``runs/<run-id>/episodes.jsonl`` the moment it ends, and
-``summary.json`` is written at the end. Bad input (a malformed task file, an
-unknown domain or agent) is reported in one line, with exit code 2.
+``summary.json`` (a ``RunSummary``, with its JSON Schema beside it) is written
+at the end. ``config.json`` is the run's ``RunConfig``. Domain options are
+given as ``--domain-option KEY=VALUE`` (repeatable) and validated by the
+domain's options model; ``--taubench-data`` and ``--problems`` are aliases
+kept for existing commands. Bad input (a malformed task file, an unknown
+domain, agent or domain option) is reported in one line, with exit code 2.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from envs.run.config import RunConfig, configure_domain, parse_domain_options
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -37,8 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--out", default=None, help="run folder (default runs/<run-id>)")
     ap.add_argument("--concurrency", type=int, default=None, help="episodes in flight at once (default 1 scripted, 8 LLM)")
     ap.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
-    ap.add_argument("--taubench-data", default=None, help="folder with tau-bench retail data (taubench-retail domain)")
-    ap.add_argument("--problems", default=None, help="GSM8K-format .jsonl problems (tutoring domain)")
+    ap.add_argument(
+        "--domain-option", action="append", default=None, metavar="KEY=VALUE",
+        help="a domain option, validated by the domain (repeatable), e.g. problems=FILE.jsonl",
+    )
+    # Aliases of domain options, kept so existing commands work (see OPTION_ALIASES).
+    ap.add_argument("--taubench-data", default=None, help="= --domain-option data=PATH (taubench-retail)")
+    ap.add_argument("--problems", default=None, help="= --domain-option problems=FILE.jsonl (tutoring)")
     ap.add_argument("--calibration", default=None, help="calibration.json from graders.calibrate.calibration")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument(
@@ -69,33 +80,41 @@ def _select_tasks(all_ids: list[str], patterns: list[str] | None) -> list[str]:
     return chosen
 
 
-RUN_KEYS = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed", "taubench_data", "problems", "calibration")
+RUN_KEYS = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed", "calibration")
+# Flags kept as aliases of a domain option: flag dest -> option name.
+OPTION_ALIASES = {"taubench_data": "data", "problems": "problems"}
 
 
-def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    cfg: dict[str, Any] = {}
+def _domain_options_from_args(args: argparse.Namespace) -> dict[str, str]:
+    """The domain options given on the command line (aliases included), raw strings by name."""
+    given = {opt: getattr(args, dest) for dest, opt in OPTION_ALIASES.items() if getattr(args, dest, None) is not None}
+    return {**given, **parse_domain_options(args.domain_option or [])}
+
+def _config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The run's config: the resumed run's, else the flags' (defaults filled in).
+
+    Domain options are merged in by ``_configure_domain``, which validates them.
+    """
+    from envs.errors import SpecError
+
     if args.resume:
         from envs.run.store import RunStore
 
         cfg = RunStore(Path(args.resume)).read_config()
-    for k in RUN_KEYS:
-        v = getattr(args, k, None)
-        if v is not None:
-            if args.resume and k in cfg and cfg[k] != v and k not in ("calibration",):
-                from envs.errors import SpecError
-
-                raise SpecError(f"--{k.replace('_', '-')}: differs from the run being resumed ({cfg[k]!r}); drop it")
-            cfg[k] = v
-    cfg.setdefault("repeats", 1)
-    cfg.setdefault("seed", 0)
-    cfg.setdefault("agent", "scripted")
-    cfg.setdefault("user", "scripted")
-    if not cfg.get("domain"):
-        from envs.errors import SpecError
-
-        raise SpecError("--domain: required (or --resume RUN_DIR)")
+        for k in RUN_KEYS:
+            v = getattr(args, k, None)
+            current = getattr(cfg, k)
+            if v is not None and current is not None and current != v and k != "calibration":
+                raise SpecError(f"--{k.replace('_', '-')}: differs from the run being resumed ({current!r}); drop it")
+        given = {k: getattr(args, k) for k in RUN_KEYS if getattr(args, k, None) is not None}
+        cfg = cfg.model_copy(update=given)
+    else:
+        given = {k: getattr(args, k) for k in RUN_KEYS if getattr(args, k, None) is not None}
+        if not given.get("domain"):
+            raise SpecError("--domain: required (or --resume RUN_DIR)")
+        cfg = RunConfig.model_validate(given)
     llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "client", "request_", "max_retries", "model_concurrency")) and v is not None}
-    cfg.setdefault("llm", {}).update(llm)
+    cfg.llm.update(llm)
     return cfg
 
 
@@ -165,28 +184,27 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: argparse.Namespace, console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from envs.domain import get_domain
-    from envs.report.summary import print_summary, summarize
     from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory
     from envs.errors import SpecError
+    from envs.report.summary import summarize, write_summary
+    from envs.report.terminal import print_summary
     from envs.run.store import RunStore
 
     cfg = _config_from_args(args)
-    domain = get_domain(cfg["domain"])
-    domain.configure(taubench_data=cfg.get("taubench_data"), problems=cfg.get("problems"))
-    task_ids = _select_tasks(sorted(domain.tasks), cfg.get("tasks"))
-    if cfg["repeats"] < 1:
+    domain = configure_domain(cfg, _domain_options_from_args(args), bool(args.resume))
+    task_ids = _select_tasks(sorted(domain.tasks), cfg.tasks)
+    if cfg.repeats < 1:
         raise SpecError("--repeats: must be at least 1")
 
     llm_context = None
     roles = {
-        r: RoleConfig(spec=cfg[r], **_role_llm_settings(cfg, r)) if cfg.get(r) else None
+        r: RoleConfig(spec=getattr(cfg, r), **_role_llm_settings(cfg, r)) if getattr(cfg, r) else None
         for r in ("agent", "user", "judge")
     }
     if any(rc and not rc.is_scripted and rc.spec not in ("human", "none") for rc in roles.values()):
         from envs.run.llm_flags import make_llm_context
 
-        llm_context = make_llm_context(cfg, roles)
+        llm_context = make_llm_context(cfg.model_dump(), roles)
     factories = (
         agent_factory(domain, roles["agent"], llm_context),
         user_factory(domain, roles["user"], llm_context),
@@ -202,24 +220,25 @@ def _main(args: argparse.Namespace, console) -> int:
     if args.resume:
         run_dir = Path(args.resume)
     else:
-        run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{domain.name}-{cfg['agent'].replace('/', '_').replace(':', '-')}"
+        run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{domain.name}-{cfg.agent.replace('/', '_').replace(':', '-')}"
         run_dir = Path(args.out) if args.out else Path("runs") / run_id
         if (run_dir / "episodes.jsonl").exists():
             raise SpecError(f"--out: {run_dir} already holds a run; use --resume {run_dir} or another folder")
-        cfg["run_id"] = run_dir.name
-    cfg.setdefault("run_id", run_dir.name)
+        cfg.run_id = run_dir.name
+    if cfg.run_id is None:
+        cfg.run_id = run_dir.name
     store = RunStore(run_dir)
     store.write_config(cfg)
     done = store.load()
     for line in store.skipped_lines:
         console.print(f"[yellow]skipped unreadable record[/yellow] {line}")
     plan = [
-        (t, r, cfg["seed"])
+        (t, r, cfg.seed)
         for t in task_ids
-        for r in range(cfg["repeats"])
+        for r in range(cfg.repeats)
         if not ((t, r) in done and done[(t, r)].status == "ok")
     ]
-    kept = len(task_ids) * cfg["repeats"] - len(plan)
+    kept = len(task_ids) * cfg.repeats - len(plan)
     concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
     if args.resume:
         console.print(f"resuming {run_dir}: {kept} episodes kept, {len(plan)} to play", soft_wrap=True)
@@ -253,13 +272,13 @@ def _main(args: argparse.Namespace, console) -> int:
     wall = time.perf_counter() - t0
 
     records = store.load()
-    records = {k: v for k, v in records.items() if k[0] in set(task_ids) and k[1] < cfg["repeats"]}
+    records = {k: v for k, v in records.items() if k[0] in set(task_ids) and k[1] < cfg.repeats}
     summary = summarize(records.values(), cfg, wall_s=wall, domain=domain)
-    if cfg.get("calibration"):
+    if cfg.calibration:
         from graders.calibrate.calibration import apply_calibration
 
-        apply_calibration(summary, Path(cfg["calibration"]))
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=False), encoding="utf-8")
+        apply_calibration(summary, Path(cfg.calibration))
+    write_summary(run_dir, summary)
     from envs.report.html import write_report
 
     write_report(run_dir, summary)
@@ -332,8 +351,8 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
                 await p.wait()
 
 
-def _role_llm_settings(cfg: dict, role: str) -> dict:
-    llm = cfg.get("llm", {})
+def _role_llm_settings(cfg: RunConfig, role: str) -> dict:
+    llm = cfg.llm
     return {
         "api_base": llm.get(f"{role}_api_base") or llm.get("api_base"),
         "temperature": llm.get(f"{role}_temperature"),

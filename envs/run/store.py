@@ -14,7 +14,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from envs.errors import SpecError
 from envs.records import EpisodeRecord
+from envs.run.config import RunConfig
 
 
 class RunStore:
@@ -25,13 +27,21 @@ class RunStore:
         self.config_path = self.dir / "config.json"
         self.skipped_lines: list[str] = []
 
-    def write_config(self, config: dict) -> None:
-        self.config_path.write_text(json.dumps(config, indent=2, sort_keys=True), encoding="utf-8")
+    def write_config(self, config: RunConfig | dict) -> None:
+        """Write ``config.json`` (a dict is validated as a ``RunConfig`` first)."""
+        cfg = config if isinstance(config, RunConfig) else RunConfig.model_validate(config)
+        self.config_path.write_text(json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True), encoding="utf-8")
 
-    def read_config(self) -> dict:
+    def read_config(self) -> RunConfig:
+        """The run's ``config.json``, old untyped ones included; SpecError when missing or malformed."""
         if not self.config_path.exists():
-            raise FileNotFoundError(f"{self.config_path}: no config.json (is this a run folder?)")
-        return json.loads(self.config_path.read_text(encoding="utf-8"))
+            raise SpecError(f"{self.config_path}: no config.json (is this a run folder?)")
+        try:
+            return RunConfig.model_validate_json(self.config_path.read_text(encoding="utf-8"))
+        except ValidationError as e:
+            err = e.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "config"
+            raise SpecError(f"{self.config_path}: {where}: {err['msg']}") from None
 
     def append(self, rec: EpisodeRecord) -> None:
         line = rec.model_dump_json() + "\n"

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import random
 import sys
 from collections import defaultdict
@@ -31,9 +30,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from envs.records import AgentEvent, Event, ToolCall, ToolEvent, UserEvent, Verdict
 from envs.errors import SpecError
+from envs.records import AgentEvent, CalibrationInfo, Event, RunSummary, ToolCall, ToolEvent, UserEvent, Verdict
 from envs.spec.schema import Spec, load_list
+from graders.statistics import rogan_gladen, rogan_gladen_ci
 
 # -- the gold set -------------------------------------------------------------
 
@@ -179,59 +179,40 @@ def rule_stats(pairs: list[tuple[str, str]], threshold: float = 0.8) -> dict[str
     }
 
 
-def rogan_gladen(observed: float, se: float, sp: float) -> float | None:
-    """Prevalence corrected for a judge's error: (q + Sp - 1) / (Se + Sp - 1), clamped to [0, 1].
+def apply_calibration(summary: RunSummary, path: Path) -> RunSummary:
+    """Add corrected compliance (and untrusted flags) to a run summary, in place; returns it.
 
-    None when Se + Sp <= 1 (the judge is no better than chance: no correction exists).
+    A rule the calibration has no numbers for stays ``calibrated: false``.
+    Raises SpecError (one line) for a missing or malformed file.
     """
-    denom = se + sp - 1
-    if denom <= 0:
-        return None
-    return min(1.0, max(0.0, (observed + sp - 1) / denom))
-
-
-def rogan_gladen_ci(
-    followed: int, n: int, se: float, sp: float, n_se: int, n_sp: int, z: float = 1.96
-) -> tuple[float, float] | None:
-    """95% interval by the delta method over the three binomial estimates, clamped to [0, 1]."""
-    if n == 0 or se + sp - 1 <= 0:
-        return None
-    q = followed / n
-    p = (q + sp - 1) / (se + sp - 1)
-    var = (q * (1 - q) / n) + (p * p * se * (1 - se) / max(n_se, 1)) + ((1 - p) ** 2 * sp * (1 - sp) / max(n_sp, 1))
-    half = z * math.sqrt(var) / (se + sp - 1)
-    return (max(0.0, min(1.0, p - half)), max(0.0, min(1.0, p + half)))
-
-
-def apply_calibration(summary: dict, path: Path) -> None:
-    """Add corrected compliance (and untrusted flags) to a run summary in place."""
     try:
         cal = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SpecError(f"{path}: --calibration: file not found") from None
     except json.JSONDecodeError as e:
         raise SpecError(f"{path}: --calibration: not JSON ({e.msg}, line {e.lineno})") from None
-    rules = cal.get("rules")
+    rules = cal.get("rules") if isinstance(cal, dict) else None
     if not isinstance(rules, dict):
         raise SpecError(f"{path}: rules: missing (is this a calibration.json?)")
-    summary["calibration"] = {"file": str(path), "judge": cal.get("judge"), "threshold": cal.get("threshold")}
-    for rid, entry in summary.get("rules", {}).items():
+    summary.calibration = CalibrationInfo(file=str(path), judge=cal.get("judge"), threshold=cal.get("threshold"))
+    for rid, entry in summary.rules.items():
         c = rules.get(rid)
         if c is None:
-            entry["calibrated"] = False
+            entry.calibrated = False
             continue
-        entry["calibrated"] = True
-        entry["judge_accuracy"] = c["accuracy"]
-        entry["untrusted"] = not c["trustworthy"]
-        cells = [entry] + list(entry["by_situation"].values())
-        for cell in cells:
-            n, f = cell["judged"], cell["followed"]
-            if n and c["sensitivity"] is not None and c["specificity"] is not None:
-                cell["corrected"] = rogan_gladen(f / n, c["sensitivity"], c["specificity"])
-                cell["corrected_ci95"] = rogan_gladen_ci(f, n, c["sensitivity"], c["specificity"], c["n_followed"], c["n_violated"])
+        entry.calibrated = True
+        entry.judge_accuracy = c["accuracy"]
+        entry.untrusted = not c["trustworthy"]
+        se, sp = c["sensitivity"], c["specificity"]
+        for cell in [entry, *entry.by_situation.values()]:
+            n, f = cell.judged, cell.followed
+            if n and se is not None and sp is not None:
+                cell.corrected = rogan_gladen(f / n, se, sp)
+                cell.corrected_ci95 = rogan_gladen_ci(f, n, se, sp, c["n_followed"], c["n_violated"])
             else:
-                cell["corrected"] = None
-                cell["corrected_ci95"] = None
+                cell.corrected = None
+                cell.corrected_ci95 = None
+    return summary
 
 
 # -- running ------------------------------------------------------------------------
