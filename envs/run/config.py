@@ -98,4 +98,5 @@ def configure_domain(cfg: RunConfig, given: dict[str, str], resuming: bool):
         k = next(k for k in new if old.get(k) != new[k])
         raise SpecError(f"--domain-option {k}: differs from the run being resumed ({old.get(k)!r}); drop it")
     cfg.domain_options = domain.options.model_dump(mode="json", exclude_unset=True)
+    cfg.domain = domain.name  # an alias ("retail") is recorded by its domain's name, so runs compare
     return domain
