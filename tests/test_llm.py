@@ -244,7 +244,8 @@ def test_lean_client_sessions_close_with_their_event_loop(server):
     import asyncio
     import warnings
 
-    from envs.llm.client import LLMClient, make_endpoint
+    from envs.llm.client import LLMClient
+    from envs.llm.endpoints import make_endpoint
     from envs.actors.roles import RoleConfig
 
     client = LLMClient(request_timeout=5, max_retries=0)
