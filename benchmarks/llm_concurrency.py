@@ -94,7 +94,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from envs.domain import get_domain
-    from envs.llm.client import litellm_module
+    from envs.llm.backends.litellm_backend import litellm_module
     from envs.run.llm_flags import make_llm_context
     from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory
 
@@ -236,7 +236,7 @@ def _owner(func, stats, depth: int = 0) -> str:
 def _bucket(path: str) -> str:
     """Which part of the program a source file belongs to."""
     p = path.replace("\\", "/")
-    if p.endswith("/envs/openai_http.py"):
+    if p.endswith("/envs/llm/backends/openai_http.py"):
         return "HTTP client (aiohttp, or litellm's stack)"
     for part in ("/envs/", "/graders/", "/domains/", "/tests/toy_domain/"):
         if part in p and "site-packages" not in p:

@@ -1,7 +1,7 @@
 """A local OpenAI-compatible HTTP server for the LLM layer's tests (no network, no mocks).
 
 It runs an aiohttp app on 127.0.0.1 (random port) in a background thread with
-its own event loop, so litellm reaches it over real HTTP like any ``openai/``
+its own event loop, so the client (lean or litellm) reaches it over real HTTP like any ``openai/``
 server (``api_base=server.url``, model ``openai/fake-agent``, key ``sk-fake``).
 
 Every request is recorded (``server.requests``). Replies come from a queue per

@@ -244,7 +244,8 @@ def test_lean_client_sessions_close_with_their_event_loop(server):
     import asyncio
     import warnings
 
-    from envs.llm.client import LLMClient, make_endpoint
+    from envs.llm.client import LLMClient
+    from envs.llm.endpoints import make_endpoint
     from envs.actors.roles import RoleConfig
 
     client = LLMClient(request_timeout=5, max_retries=0)
@@ -566,3 +567,40 @@ def test_kill_mid_run_and_resume_loses_nothing_and_repeats_nothing(server, tmp_p
     assert all(l["status"] == "ok" and l["reward"] == 1.0 for l in lines)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["episodes"] == 12 and summary["errors"] == 0
+
+
+# --- the layer's imports -----------------------------------------------------------------------
+
+_NO_LITELLM = r"""
+import asyncio, sys
+from envs.actors.roles import RoleConfig
+from envs.errors import InfraError
+from envs.llm.errors import classify
+from envs.run.llm_flags import make_llm_context
+import envs.actors.llm_actors, envs.llm.preflight, graders.calibrate.gold_writer
+
+ctx = make_llm_context({"llm": {"max_retries": 0}}, {"user": RoleConfig(spec=sys.argv[1], api_base=sys.argv[2])})
+ep = ctx.endpoint("user")
+comp = asyncio.run(ctx.client.complete(ep, [{"role": "user", "content": "hi"}]))
+assert comp.content and comp.prompt_tokens > 0 and comp.cost is None, comp
+try:
+    asyncio.run(ctx.client.complete(ep, [{"role": "user", "content": "again"}]))
+except InfraError as e:
+    assert e.kind == "server_error", e.kind
+else:
+    raise AssertionError("the 500 was not raised")
+assert classify(ValueError("x")) == ("crash", False)
+print("litellm" in sys.modules)
+"""
+
+
+def test_a_worker_on_an_openai_compatible_server_never_imports_litellm(server):
+    # What a worker process does (the parent passes SITGYM_UNPRICED): complete, fail, classify.
+    server.queue("fake-user", Reply.text("hello"), Reply.error(500))
+    env = {**os.environ, "SITGYM_UNPRICED": USER, "PYTHONPATH": str(Path(__file__).parents[1])}
+    out = subprocess.run(
+        [sys.executable, "-c", _NO_LITELLM, USER, server.url], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "False"
+    assert len(server.completions("fake-user")) == 2

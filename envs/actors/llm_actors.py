@@ -29,7 +29,10 @@ from typing import Any, Callable
 
 from envs.actors.protocols import STOP_TOKEN, AgentView, UserReply, UserTurn
 from envs.errors import InfraError
-from envs.llm.client import Endpoint, LLMClient, LLMContext, extract_json, normalise_arguments, strip_fences
+from envs.llm.client import LLMClient
+from envs.llm.context import LLMContext
+from envs.llm.endpoints import Endpoint
+from envs.llm.parsing import extract_json, normalise_arguments, strip_fences
 from envs.records import AgentAction, AgentEvent, ErrorEvent, Event, ToolCall, ToolEvent, Usage, UserEvent, Verdict
 
 MAX_TOOL_OUTPUT = 4000  # characters of a tool result shown back to a model

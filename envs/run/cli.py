@@ -311,8 +311,8 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
     per = max(1, concurrency // workers)
     procs = []
     env = dict(os.environ)
-    if "envs.llm.client" in sys.modules:  # what the preflight learnt about prices, so workers skip litellm
-        env["SITGYM_UNPRICED"] = ",".join(sys.modules["envs.llm.client"].unpriced_models())
+    if "envs.llm.pricing" in sys.modules:  # what the preflight learnt about prices, so workers skip litellm
+        env["SITGYM_UNPRICED"] = ",".join(sys.modules["envs.llm.pricing"].unpriced_models())
     try:
         for i in range(workers):
             shard = plan[i::workers]

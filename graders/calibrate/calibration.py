@@ -339,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
 
             judge = make_calibration_judge(domain, args)
             if args.extend:
-                from envs.run.llm_flags import extend_gold
+                from graders.calibrate.gold_writer import extend_gold
 
                 added = extend_gold(domain, gold, judge, coverage_gaps(domain, load_gold(domain, gold) if gold.exists() else []))
                 console.print(f"added {added} unreviewed gold items to {gold}")

