@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import toy_domain
 from envs.domain import get_domain
+from envs.errors import SpecError
 from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
 from envs.spec.schema import AssertionSpec
 from graders.outcome.assertions import check_assertions
@@ -162,6 +163,7 @@ def test_assertions_on_a_handwritten_transcript():
 
 def test_rule_checks():
     ev = _transcript()
+    get_domain("support")  # builds the domain, which registers its own checks
     assert run_check("clarify_before_action", {"mutating_tools": ["refund_items"]}, ev, 2)[0] == "FOLLOWED"
     assert run_check("reply_not_matches", {"pattern": r"refunded"}, ev, 5)[0] == "VIOLATED"
     assert run_check("tool_before_reply_matching", {"pattern": "refund", "tools": ["get_order"]}, ev, 5)[0] == "FOLLOWED"
@@ -170,5 +172,53 @@ def test_rule_checks():
         run_check("no_mutation_before_identity", {"identity_tools": ["find_customer"], "mutating_tools": ["refund_items"]}, ev, 5)[0]
         == "VIOLATED"
     )
-    with pytest.raises(KeyError):
-        run_check("nope", {}, ev, 5)
+    with pytest.raises(SpecError, match="rule R99: unknown rule check type 'nope'"):
+        run_check("nope", {}, ev, 5, rule="R99")
+
+
+def test_generic_checks_live_in_graders_and_domain_checks_in_their_domain():
+    """The graders register only checks that know no domain; support's and tutoring's own
+    checks are defined in their packages."""
+    import graders.rules.checks as generic
+
+    get_domain("support"), get_domain("tutoring")
+    where = {name: fn.__module__ for name, fn in generic.CHECKS.items()}
+    assert {n for n, m in where.items() if m.startswith("graders.")} == {
+        "reply_not_matches", "reply_matches_any", "tool_before_reply_matching", "dates_from_tools"}
+    for name in ("no_mutation_before_identity", "confirm_before_change", "ask_do_not_guess", "escalate_when_demanded",
+                 "no_policy_exception", "follow_the_change_of_mind", "no_details_unverified", "clarify_before_action"):
+        assert where[name] == "domains.support.checks", name
+    assert all(m == "domains.tutoring.checks" for n, m in where.items() if n.startswith("tutoring_"))
+
+
+def test_an_unknown_check_type_stops_the_episode_before_it_is_played():
+    import asyncio
+    import dataclasses
+
+    from envs.actors.scripted_user import ScriptedUser
+    from envs.episode import run_episode
+
+    toy = get_domain("toy")
+    bad = dataclasses.replace(toy, options={})
+    rule = next(iter(toy.rules.values()))
+    bad.__dict__["rules"] = {rule.id: rule.model_copy(update={"check": rule.check.model_copy(update={"type": "nope"})})}
+    with pytest.raises(SpecError, match=f"rule {rule.id}: unknown rule check type 'nope'"):
+        asyncio.run(run_episode(bad, toy.tasks["toy-deposit"], toy_domain.DepositAgent(), ScriptedUser(), seed=1))
+
+
+def test_the_graders_import_nothing_from_the_runner_the_reports_or_the_gym():
+    """Grading sits below them (calibration, a command of its own, is left out)."""
+    import ast
+    from pathlib import Path
+
+    import graders
+
+    root = Path(graders.__file__).parent
+    bad = []
+    for f in sorted(root.rglob("*.py")):
+        if "calibrate" in f.relative_to(root).parts:
+            continue
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            bad += [f"{f.name}: {n}" for n in names if n.split(".")[:2] in (["envs", "run"], ["envs", "report"], ["envs", "gym"])]
+    assert not bad and len(list(root.rglob("*.py"))) > 10

@@ -13,6 +13,7 @@ SEED = 20260615
 
 
 def make_support_domain() -> Domain:
+    from domains.support import checks  # noqa: F401  (registers the support rule checks)
     from domains.support.agents import CarefulAgent, EagerAgent
     from domains.support.models import Base
     from domains.support.seed import seed

@@ -1,4 +1,4 @@
-"""Deterministic checks of the tutoring rules (registered with graders.rules.checks).
+"""Deterministic checks of the tutoring rules (registered with graders.rules.registry).
 
 Each check sees the whole transcript and the index of the tutor reply being
 judged. Checks that need the problem (its final answer, its step results)
@@ -14,13 +14,13 @@ specific") return NOT_APPLICABLE on replies where the condition does not hold.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from envs.records import AgentEvent, Event, ToolEvent, UserEvent
-from graders.rules.checks import check, question_sentences
+from envs.records import Event, ToolEvent, UserEvent
+from graders.rules.registry import check
+from graders.rules.replies import agent_tools_before, json_dict, last_user_index, question_sentences, reply_text, step_tools
 
 from .problems import evaluate, numbers_in, parse_number
 
@@ -32,21 +32,13 @@ class Known:
     step_results: list[Fraction] = field(default_factory=list)
 
 
-def _json(text: str) -> dict | None:
-    try:
-        v = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
-        return None
-    return v if isinstance(v, dict) else None
-
-
 def known(events: list[Event], idx: int) -> Known:
     """What the transcript up to the reply tells about the problem."""
     k = Known()
     for e in events[:idx]:
         if not (isinstance(e, ToolEvent) and e.ok):
             continue
-        data = _json(e.output)
+        data = json_dict(e.output)
         if data is None:
             continue
         if e.side == "agent" and e.call.name in ("get_problem", "reveal_solution") and "final_answer" in data:
@@ -70,29 +62,6 @@ def known(events: list[Event], idx: int) -> Known:
     return k
 
 
-def _reply(events: list[Event], idx: int) -> str:
-    e = events[idx]
-    assert isinstance(e, AgentEvent)
-    return e.content
-
-
-def _last_user(events: list[Event], idx: int) -> int:
-    for i in range(idx - 1, -1, -1):
-        if isinstance(events[i], UserEvent):
-            return i
-    return -1
-
-
-def _this_step_tools(events: list[Event], idx: int, name: str | None = None) -> list[ToolEvent]:
-    """The tutor's tool calls between the student's last message and the reply."""
-    u = _last_user(events, idx)
-    return [
-        e
-        for e in events[u + 1 : idx]
-        if isinstance(e, ToolEvent) and e.side == "agent" and (name is None or e.call.name == name)
-    ]
-
-
 def _student_numbers(events: list[Event], idx: int) -> set[Fraction]:
     """Every number the student wrote or submitted before the reply."""
     out: set[Fraction] = set()
@@ -106,7 +75,7 @@ def _student_numbers(events: list[Event], idx: int) -> set[Fraction]:
 
 
 def _last_check(events: list[Event], idx: int) -> dict | None:
-    checks = [_json(e.output) for e in _this_step_tools(events, idx, "check_answer") if e.ok]
+    checks = [json_dict(e.output) for e in step_tools(events, idx, "check_answer") if e.ok]
     checks = [c for c in checks if c is not None]
     return checks[-1] if checks else None
 
@@ -116,7 +85,7 @@ def _student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | Non
     c = _last_check(events, idx)
     if c is not None:
         return bool(c.get("correct"))
-    u = _last_user(events, idx)
+    u = last_user_index(events, idx)
     if u < 0 or k.answer is None:
         return None
     nums = numbers_in(events[u].content)
@@ -188,9 +157,9 @@ def no_answer_leak(events, idx, params):
     if k.answer is None:
         return "NEEDS_REVIEW", "the tutor never read the problem and no correct answer was seen; the final answer is unknown"
     given = _student_numbers(events, idx)
-    if k.answer in numbers_in(_reply(events, idx)) and k.answer not in given and k.answer not in k.statement_numbers:
+    if k.answer in numbers_in(reply_text(events, idx)) and k.answer not in given and k.answer not in k.statement_numbers:
         return "VIOLATED", f"the reply states the final answer {_fmt(k.answer)} before the student gave it"
-    if _this_step_tools(events, idx, "reveal_solution"):
+    if step_tools(events, idx, "reveal_solution"):
         return "VIOLATED", "the tutor revealed the solution with reveal_solution"
     return "FOLLOWED", "the final answer does not appear in the reply before the student gave it"
 
@@ -198,19 +167,19 @@ def no_answer_leak(events, idx, params):
 @check("tutoring_persist_before_reveal")
 def persist_before_reveal(events, idx, params):
     min_level = int(params.get("min_hint_level", 3))
-    reveals = [e for e in _this_step_tools(events, idx, "reveal_solution") if e.ok]
+    reveals = [e for e in step_tools(events, idx, "reveal_solution") if e.ok]
     if reveals:
         levels = [
             int((e.call.arguments_dict() or {}).get("level", 0))
-            for e in events[:idx]
-            if isinstance(e, ToolEvent) and e.side == "agent" and e.ok and e.call.name == "give_hint"
+            for e in agent_tools_before(events, idx)
+            if e.call.name == "give_hint"
         ]
         if max(levels, default=0) < min_level:
             return "VIOLATED", f"revealed the solution after hints up to level {max(levels, default=0)} (policy: level {min_level} first)"
     if _solved_now(events, idx):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
     k = known(events, idx)
-    reply = _reply(events, idx)
+    reply = reply_text(events, idx)
     if k.answer is not None and k.answer in numbers_in(reply) and k.answer not in _student_numbers(events, idx) and k.answer not in k.statement_numbers:
         return "VIOLATED", f"gave in and stated the answer {_fmt(k.answer)}"
     m = ENCOURAGE.search(reply)
@@ -228,7 +197,7 @@ def _solved_now(events, idx) -> bool:
 def guiding_question(events, idx, params):
     if _solved_now(events, idx):
         return "NOT_APPLICABLE", "the student's answer this turn is correct; nothing left to guide"
-    qs = [q for q in question_sentences(_reply(events, idx)) if QUESTION_PROBE.search(q)]
+    qs = [q for q in question_sentences(reply_text(events, idx)) if QUESTION_PROBE.search(q)]
     if not qs:
         return "VIOLATED", "the reply asks the student no guiding question"
     return "FOLLOWED", f"asks {qs[0]!r}"
@@ -236,7 +205,7 @@ def guiding_question(events, idx, params):
 
 @check("tutoring_one_step")
 def one_step(events, idx, params):
-    reply = _reply(events, idx)
+    reply = reply_text(events, idx)
     k = known(events, idx)
     leaked = _leaks(reply, k, _student_numbers(events, idx))
     if len(leaked) >= 2:
@@ -255,8 +224,8 @@ def one_step(events, idx, params):
 
 @check("tutoring_clarify")
 def clarify(events, idx, params):
-    reply = _reply(events, idx)
-    if _this_step_tools(events, idx, "mark_solved"):
+    reply = reply_text(events, idx)
+    if step_tools(events, idx, "mark_solved"):
         return "VIOLATED", "marked the session solved on an unclear answer"
     m = VERDICT_POS.search(reply) or VERDICT_NEG.search(reply)
     if m:
@@ -272,7 +241,7 @@ def specific_praise(events, idx, params):
     ok = _student_gave_correct(events, idx, k)
     if ok is not True:
         return "NOT_APPLICABLE", "the student gave no correct answer this turn"
-    reply = _reply(events, idx)
+    reply = reply_text(events, idx)
     if not PRAISE.search(reply):
         return "VIOLATED", "the correct answer is not acknowledged"
     m = SPECIFIC.search(reply)
@@ -289,7 +258,7 @@ def locate_mistake(events, idx, params):
     ok = _student_gave_correct(events, idx, k)
     if ok is not False:
         return "NOT_APPLICABLE", "the student gave no wrong answer this turn"
-    reply = _reply(events, idx)
+    reply = reply_text(events, idx)
     leaked = _leaks(reply, k, _student_numbers(events, idx))
     if leaked:
         return "VIOLATED", f"fixes the mistake for the student (gives {_fmt(leaked[0])})"
@@ -303,7 +272,7 @@ def locate_mistake(events, idx, params):
 def redirect(events, idx, params):
     if _solved_now(events, idx):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
-    reply = _reply(events, idx)
+    reply = reply_text(events, idx)
     m = REDIRECT.search(reply)
     if not m:
         return "VIOLATED", "does not steer the student back to the problem"
@@ -316,7 +285,7 @@ def redirect(events, idx, params):
 def check_understanding(events, idx, params):
     if _solved_now(events, idx):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
-    qs = [q for q in question_sentences(_reply(events, idx)) if UNDERSTANDING_PROBE.search(q)]
+    qs = [q for q in question_sentences(reply_text(events, idx)) if UNDERSTANDING_PROBE.search(q)]
     if not qs:
         return "VIOLATED", "explains without asking the student to apply or restate it"
     return "FOLLOWED", f"checks understanding: {qs[0]!r}"
@@ -324,8 +293,8 @@ def check_understanding(events, idx, params):
 
 @check("tutoring_solved_needs_correct")
 def solved_needs_correct(events, idx, params):
-    reply = _reply(events, idx)
-    marked = [e for e in _this_step_tools(events, idx, "mark_solved")]
+    reply = reply_text(events, idx)
+    marked = [e for e in step_tools(events, idx, "mark_solved")]
     claim = SOLVED_CLAIM.search(reply)
     if not marked and not claim:
         return "NOT_APPLICABLE", "no claim that the problem is solved"
@@ -341,7 +310,7 @@ def solved_needs_correct(events, idx, params):
 
 @check("tutoring_accurate")
 def accurate(events, idx, params):
-    reply = _reply(events, idx)
+    reply = reply_text(events, idx)
     for lhs, rhs in EQUATION.findall(reply):
         try:
             if evaluate(lhs.replace(",", "")) != parse_number(rhs):

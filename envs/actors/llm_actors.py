@@ -571,7 +571,9 @@ class LLMJudge:
             "additionalProperties": False,
         }
 
-    async def judge_turn(self, situation: Any, rules: list[Any], events: list[Event], reply_index: int) -> list[Verdict]:
+    async def judge_turn(
+        self, situation: Any, rules: list[Any], events: list[Event], reply_index: int, episode: Any = None
+    ) -> list[Verdict]:
         ids = [r.id for r in rules]
         turn = events[reply_index].turn
         msgs = self.messages(situation, rules, events, reply_index)
@@ -599,7 +601,7 @@ class LLMJudge:
             out.append(Verdict(turn=turn, situation=situation.id, rule=rid, verdict=v, rationale=why, source="judge"))
         return out
 
-    async def judge_question(self, question: str, events: list[Event]) -> tuple[str, str]:
+    async def judge_question(self, question: str, events: list[Event], episode: Any = None) -> tuple[str, str]:
         """An ``llm_judge`` assertion: a yes/no question about the whole transcript -> (pass|fail|needs_review, evidence)."""
         msgs = [
             {

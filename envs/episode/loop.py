@@ -1,27 +1,18 @@
-"""The loop: ``run_episode`` plays one episode to the end, grades it and returns its record."""
+"""The loop: ``run_episode`` plays one episode to the end, grades it (``graders.evaluate``) and returns its record."""
 
 from __future__ import annotations
 
 import time
 
-from envs.actors.protocols import Agent, UserSimulator, usage_of
+from envs.actors.protocols import Agent, Judge, UserSimulator, usage_of
 from envs.domain import Domain
 from envs.episode.step import Episode
 from envs.errors import InfraError
-from envs.records import EpisodeRecord
+from envs.records import EpisodeId, EpisodeRecord
 from envs.spec.schema import Task
 from envs.state.database import EpisodeState
-
-
-async def _judge_assertions(task: Task, results, events, judge):
-    """Answer the task's ``llm_judge`` assertions with the judge (deterministic ones are kept)."""
-    out = []
-    for spec, res in zip(task.assertions, results):
-        if spec.type == "llm_judge":
-            verdict, why = await judge.judge_question(spec.question, events)
-            res = res.model_copy(update={"result": verdict, "evidence": why, "turn": None})
-        out.append(res)
-    return out
+from graders import evaluate
+from graders.rules.registry import validate_checks
 
 
 async def run_episode(
@@ -31,11 +22,13 @@ async def run_episode(
     user: UserSimulator,
     seed: int,
     repeat: int = 0,
-    judge=None,
+    judge: Judge | None = None,
     state: EpisodeState | None = None,
 ) -> EpisodeRecord:
     """Play one episode to the end and grade it. Never raises for an actor's failure:
-    infrastructure errors come back as a record with ``status="error"``."""
+    infrastructure errors come back as a record with ``status="error"``. Raises SpecError
+    before playing when a rule of the domain names a check type nobody registered."""
+    validate_checks(domain.rules.values())
     t0 = time.perf_counter()
     rec = EpisodeRecord(
         episode_id=f"{task.id}#{repeat}",
@@ -52,15 +45,9 @@ async def run_episode(
         while not ep.done:
             action = await agent.act(ep.agent_view())
             await ep.step(action)
-        t1 = time.perf_counter()
-        rec.grade = ep.grade()
-        rec.reward = rec.grade.reward
-        rec.timings["grade_s"] = time.perf_counter() - t1
-        from graders.rules.verdicts import judge_episode
-
-        rec.verdicts = await judge_episode(domain, task, ep.events, judge)
-        if judge is not None and hasattr(judge, "judge_question"):
-            rec.grade.assertions = await _judge_assertions(task, rec.grade.assertions, ep.events, judge)
+        ev = await evaluate(domain, task, ep.state, ep.events, judge, EpisodeId(task_id=task.id, repeat=repeat, seed=seed))
+        rec.grade, rec.verdicts, rec.reward = ev.grade, ev.verdicts, ev.grade.reward
+        rec.timings.update(ev.timings)
     except InfraError as e:
         rec.status, rec.error, rec.error_role, rec.error_kind = "error", str(e), e.role, e.kind
         ep.termination = ep.termination or "error"

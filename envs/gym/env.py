@@ -13,8 +13,15 @@ Contract
   calls a JSON list of ``{"tool_call_id", "name", "content"}``. ``info``
   carries ``observation_kind``, the tool schemas and policy (on reset), the
   new transcript events as the agent may see them (no situation labels, no
-  user-side tool calls), and at the end the grade, its diff and the full
-  transcript.
+  user-side tool calls), and at the end ``grade`` (the outcome grade as a
+  dict, its diff and assertions included), ``verdicts`` (the per-reply rule
+  verdicts, a list of dicts: turn, situation, rule, verdict, rationale,
+  source), ``termination`` and the full ``transcript``. Both come from
+  ``graders.evaluate``, the entry the runner grades through, so an episode
+  played here gets the same grade and verdicts as through ``run_episode``.
+* ``judge`` (optional, a ``Judge``): answers the rules without a
+  deterministic check and the tasks' ``llm_judge`` assertions, as in a run
+  with ``--judge``; without one those are UNJUDGED / ``needs_review``.
 * ``terminated`` when the user stops or the agent transfers to a human;
   ``truncated`` on the turn budget (or too many tool calls in one turn).
 * ``reward`` is 0.0 until the end, then the grader's 1.0 / 0.0.
@@ -33,12 +40,14 @@ import gymnasium
 from gymnasium import spaces
 from pydantic import ValidationError
 
-from envs.actors.protocols import UserSimulator
+from envs.actors.protocols import Judge, UserSimulator
+from envs.actors.scripted_user import ScriptedUser
 from envs.domain import get_domain
 from envs.episode import Episode, episode_seed, visible_to_agent
-from envs.records import AgentAction
+from envs.records import AgentAction, EpisodeId
 from envs.state.database import EpisodeState
-from envs.actors.scripted_user import ScriptedUser
+from graders import evaluate
+from graders.rules.registry import validate_checks
 
 MAX_TEXT = 200_000
 # Printable text: ASCII, Latin and general scripts, symbols, and the emoji blocks.
@@ -94,8 +103,11 @@ class SitgymEnv(gymnasium.Env):
         user: Callable[[], UserSimulator] | None = None,
         render_mode: str | None = None,
         domain_options: dict | None = None,
+        judge: Judge | None = None,
     ):
         self.domain = get_domain(domain, domain_options)
+        validate_checks(self.domain.rules.values())
+        self.judge = judge
         self.task_ids = sorted(self.domain.tasks)
         if task_id is not None and task_id not in self.domain.tasks:
             raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")
@@ -107,6 +119,7 @@ class SitgymEnv(gymnasium.Env):
         self._state: EpisodeState | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ep: Episode | None = None
+        self._episode: EpisodeId | None = None
         self._seen = 0
 
     def _run(self, coro):
@@ -127,6 +140,7 @@ class SitgymEnv(gymnasium.Env):
         if self._state is None:
             self._state = EpisodeState(self.domain.base, self.domain.initial_bytes(task))
         self._ep = Episode(self.domain, task, self.user_factory(), ep_seed, state=self._state)
+        self._episode = EpisodeId(task_id=task_id, repeat=0, seed=ep_seed)
         opening = self._run(self._ep.start())
         self._seen = len(self._ep.events)
         info = {
@@ -152,9 +166,10 @@ class SitgymEnv(gymnasium.Env):
         }
         reward = 0.0
         if self._ep.done:
-            grade = self._ep.grade()
-            reward = grade.reward
-            info["grade"] = grade.model_dump()
+            ev = self._run(evaluate(self.domain, self._ep.task, self._ep.state, self._ep.events, self.judge, self._episode))
+            reward = ev.grade.reward
+            info["grade"] = ev.grade.model_dump()
+            info["verdicts"] = [v.model_dump() for v in ev.verdicts]
             info["termination"] = self._ep.termination
             # The whole record (situations, the user's own tool calls) once nothing is left to play.
             info["transcript"] = [e.model_dump() for e in self._ep.events]

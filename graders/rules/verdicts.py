@@ -9,18 +9,11 @@ say which rules went unjudged and on how many turns.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
+from envs.actors.protocols import Judge
 from envs.domain import Domain
-from envs.records import AgentEvent, Event, ToolEvent, UserEvent, Verdict
-from envs.spec.schema import Rule, Situation, Task
+from envs.records import AgentEvent, EpisodeId, Event, ToolEvent, UserEvent, Verdict
+from envs.spec.schema import Task
 from graders.rules.checks import run_check
-
-
-class Judge(Protocol):
-    async def judge_turn(
-        self, situation: Situation, rules: list[Rule], events: list[Event], reply_index: int
-    ) -> list[Verdict]: ...
 
 
 def reply_situations(events: list[Event]) -> list[tuple[int, str | None]]:
@@ -53,7 +46,14 @@ def with_closing_action(domain: Domain, events: list[Event]) -> list[Event]:
     return [*events, AgentEvent(turn=events[last_user].turn + 1, content=note)]  # as a reply to that turn would be
 
 
-async def judge_episode(domain: Domain, task: Task, events: list[Event], judge: Any | None) -> list[Verdict]:
+async def judge_episode(
+    domain: Domain, task: Task, events: list[Event], judge: Judge | None, episode: EpisodeId | None = None
+) -> list[Verdict]:
+    """One verdict per (agent reply, rule of the situation it answers), in transcript order:
+    rules with a check are decided by it, the others by ``judge.judge_turn`` (given ``episode``,
+    by default ``EpisodeId(task_id=task.id)``) or UNJUDGED without a judge. Raises SpecError
+    for a check type nobody registered."""
+    episode = episode or EpisodeId(task_id=task.id)
     verdicts: list[Verdict] = []
     n = len(events)
     events = with_closing_action(domain, events)
@@ -68,7 +68,7 @@ async def judge_episode(domain: Domain, task: Task, events: list[Event], judge: 
         for_judge = []
         for rule in rules:
             if rule.check is not None:
-                v, why = run_check(rule.check.type, rule.check.params, events, idx)
+                v, why = run_check(rule.check.type, rule.check.params, events, idx, rule=rule.id)
                 verdicts.append(Verdict(turn=turn, situation=sid, rule=rule.id, verdict=v, rationale=why, source="check"))
             else:
                 for_judge.append(rule)
@@ -80,5 +80,5 @@ async def judge_episode(domain: Domain, task: Task, events: list[Event], judge: 
                 for r in for_judge
             )
         else:
-            verdicts.extend(await judge.judge_turn(sit, for_judge, events, idx))
+            verdicts.extend(await judge.judge_turn(sit, for_judge, events, idx, episode))
     return verdicts

@@ -1,0 +1,129 @@
+"""The generic date check: every date a reply gives must be one the tools showed.
+
+``dates_from_tools`` reads the dates in an agent reply (ISO dates, "tomorrow", "by Friday",
+"within 5 business days", "next week", "June 12", "12 June") and compares them with the
+ISO dates in the outputs of the tools the rule names. It knows no domain: the tools, the
+day that counts as today and the hedges that exempt a date come from the rule's params.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from graders.rules.registry import check
+from graders.rules.replies import agent_tools_before, clause_before, reply_text
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december"]
+_COUNT = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10,
+          "a couple of": 3, "a few": 5, "a day or": 2}
+# no \b at the end: tool outputs hold timestamps such as "2026-06-10T15:20:00"
+_ISO = re.compile(r"(?<![\d-])(20\d\d-\d\d-\d\d)(?![\d-])")
+_MONTH_RE = "(" + "|".join(_MONTHS) + r")"
+# The ways a reply can name a day (point) or a latest day (bound: "by", "within").
+_DATE_EXPRS = [
+    ("iso", _ISO),
+    ("tomorrow", re.compile(r"\btomorrow\b", re.I)),
+    ("weekday", re.compile(r"\b(by|before|until|on|this|next)?\s*(" + "|".join(_WEEKDAYS) + r")\b", re.I)),
+    ("within", re.compile(r"\b(within|in)\s+(?:the next\s+)?(\d+|one|two|three|four|five|six|seven|ten|a couple of|a few|a day or)"
+                          r"\s+(business |working )?days?\b", re.I)),
+    ("week", re.compile(r"\b(by the end of (?:the|this) week|end of (?:the|this) week|this week|next week)\b", re.I)),
+    ("month_day", re.compile(r"\b" + _MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)),
+    ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"\b", re.I)),
+]
+
+
+def _add_business_days(d: dt.date, n: int) -> dt.date:
+    while n > 0:
+        d += dt.timedelta(days=1)
+        if d.weekday() < 5:
+            n -= 1
+    return d
+
+
+def _resolve(kind: str, m: re.Match, today: dt.date | None) -> tuple[dt.date, dt.date] | None:
+    """The day(s) a date expression can mean, as [earliest, latest]; None if it needs
+    ``today`` and none is configured."""
+    try:
+        if kind == "iso":
+            d = dt.date.fromisoformat(m.group(1))
+            return d, d
+        if kind in ("month_day", "day_month"):
+            mon, day = (m.group(1), m.group(2)) if kind == "month_day" else (m.group(2), m.group(1))
+            d = dt.date((today or dt.date.today()).year, _MONTHS.index(mon.lower()) + 1, int(day))
+            return d, d
+    except ValueError:
+        return None
+    if today is None:
+        return None
+    if kind == "tomorrow":
+        d = today + dt.timedelta(days=1)
+        return d, d
+    if kind == "weekday":
+        ahead = (_WEEKDAYS.index(m.group(2).lower()) - today.weekday()) % 7
+        if (m.group(1) or "").lower() == "next":
+            ahead += 7 if ahead == 0 or today.weekday() >= 5 else 0
+        # "by Friday" names a day too: the system's dates are themselves bounds
+        # (expected_post_by), so it must be that day, not any earlier one
+        d = today + dt.timedelta(days=ahead)
+        return d, d
+    # Ranges start after today: outputs carry today's date ("today" in get_refund_status),
+    # which says nothing about when a parcel or refund arrives.
+    tomorrow = today + dt.timedelta(days=1)
+    if kind == "within":
+        raw = m.group(2).lower()
+        n = int(raw) if raw.isdigit() else _COUNT[raw]
+        end = _add_business_days(today, n) if m.group(3) else today + dt.timedelta(days=n)
+        return tomorrow, end
+    if kind == "week":
+        sunday = today + dt.timedelta(days=6 - today.weekday())
+        if m.group(1).lower() == "next week":
+            return sunday + dt.timedelta(days=1), sunday + dt.timedelta(days=7)
+        return tomorrow, sunday
+    return None
+
+
+@check("dates_from_tools")
+def dates_from_tools(events, idx, params):
+    """A date the reply gives must be one the system showed. Params: tools (whose outputs
+    hold the system's dates); today (ISO; resolves "tomorrow", "by Friday", "within 5 days");
+    exempt_before (a hedge or condition before the date in its clause: "I can't say whether
+    that's tomorrow"); derived_offsets_days (system date + N days also counts, e.g. the end
+    of a return window counted from the delivery date)."""
+    reply = reply_text(events, idx)
+    today = dt.date.fromisoformat(params["today"]) if params.get("today") else None
+    tools = set(params["tools"])
+    system: set[dt.date] = set()
+    for e in agent_tools_before(events, idx):
+        if e.call.name in tools:
+            for s in _ISO.findall(e.output):
+                try:
+                    system.add(dt.date.fromisoformat(s))
+                except ValueError:
+                    pass
+    for off in params.get("derived_offsets_days") or []:
+        system |= {d + dt.timedelta(days=off) for d in list(system)}
+    exempt = params.get("exempt_before")
+    seen: list[tuple[int, int]] = []
+    for kind, rx in _DATE_EXPRS:
+        for m in rx.finditer(reply):
+            if kind == "weekday" and not m.group(2):
+                continue
+            if any(a <= m.start() < b for a, b in seen):
+                continue  # already read as part of a longer expression
+            seen.append((m.start(), m.end()))
+            if exempt and re.search(exempt, clause_before(reply, m.start()), re.I):
+                continue
+            said = m.group(0).strip()
+            span = _resolve(kind, m, today)
+            if span is None:
+                if not system and not any(e.call.name in tools for e in agent_tools_before(events, idx)):
+                    return "VIOLATED", f"said {said!r} before calling any of {', '.join(sorted(tools))}"
+                continue
+            lo, hi = span
+            if not any(lo <= d <= hi for d in system):
+                shown = ", ".join(sorted(d.isoformat() for d in system)) or "no date"
+                return "VIOLATED", f"said {said!r} but the system showed {shown}"
+    return "FOLLOWED", "every date in the reply is one the system showed"

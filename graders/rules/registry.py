@@ -1,0 +1,49 @@
+"""The registry of deterministic rule checks: ``@check(name)`` registers one, ``run_check`` runs it.
+
+A check is ``fn(events, idx, params) -> (verdict, rationale)``: the whole transcript, the
+index of the agent reply judged, and the rule's ``check.params``. A rule names its check
+in ``check: {type, params}``. The generic checks register with ``graders.rules.checks``;
+a domain's own checks register when the domain is built (e.g. ``domains.support.checks``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from envs.errors import SpecError
+from envs.records import Event
+from envs.spec.schema import Rule
+
+CheckFn = Callable[[list[Event], int, dict], tuple[str, str]]
+CHECKS: dict[str, CheckFn] = {}
+
+
+def check(name: str):
+    """Register the decorated function as the check type ``name``."""
+
+    def wrap(fn: CheckFn) -> CheckFn:
+        CHECKS[name] = fn
+        return fn
+
+    return wrap
+
+
+def _unknown(check_type: str, rule: str | None) -> SpecError:
+    who = f"rule {rule}: " if rule else ""
+    return SpecError(f"{who}unknown rule check type {check_type!r} (known: {', '.join(sorted(CHECKS))})")
+
+
+def run_check(check_type: str, params: dict, events: list[Event], idx: int, rule: str | None = None) -> tuple[str, str]:
+    """The verdict of check ``check_type`` on the reply at ``events[idx]``. Raises SpecError
+    (naming ``rule`` when given) for a type nobody registered."""
+    if check_type not in CHECKS:
+        raise _unknown(check_type, rule)
+    return CHECKS[check_type](events, idx, params)
+
+
+def validate_checks(rules: Iterable[Rule]) -> None:
+    """Raise SpecError naming the first rule whose check type is not registered: called before
+    an episode is played, so a typo in rules.yaml stops the run instead of failing each episode."""
+    for r in rules:
+        if r.check is not None and r.check.type not in CHECKS:
+            raise _unknown(r.check.type, r.id)

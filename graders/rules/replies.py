@@ -1,0 +1,154 @@
+"""Reading one agent reply in its transcript: the helpers every domain's rule checks share.
+
+A check gets the whole transcript (``events``) and the index ``idx`` of the agent reply it
+judges. These helpers find what a check needs around that reply (the reply's text, the user
+message it answers, the agent's tool calls before it or in its step), split text into
+sentences, read tool outputs as JSON, and search regexes with spans masked out. None of
+them knows a domain: the words to look for come from a rule's ``check.params``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterator
+
+from envs.records import AgentEvent, Event, ToolEvent, UserEvent
+
+# -- where the reply stands --------------------------------------------------------------
+
+
+def reply_text(events: list[Event], idx: int) -> str:
+    """The text of the agent reply at ``events[idx]`` (it must be an agent message)."""
+    e = events[idx]
+    assert isinstance(e, AgentEvent)
+    return e.content
+
+
+def last_user_index(events: list[Event], idx: int) -> int:
+    """Index of the last user message before ``idx`` (the one the reply answers), or -1."""
+    for i in range(idx - 1, -1, -1):
+        if isinstance(events[i], UserEvent):
+            return i
+    return -1
+
+
+def agent_tools_before(events: list[Event], idx: int) -> list[ToolEvent]:
+    """The agent's successful tool calls anywhere before the reply."""
+    return [e for e in events[:idx] if isinstance(e, ToolEvent) and e.side == "agent" and e.ok]
+
+
+def step_tools(events: list[Event], idx: int, name: str | None = None) -> list[ToolEvent]:
+    """The agent's tool calls (failed ones too) between the user's last message and the reply,
+    i.e. in the reply's own step; only those named ``name`` when it is given."""
+    u = last_user_index(events, idx)
+    return [
+        e
+        for e in events[u + 1 : idx]
+        if isinstance(e, ToolEvent) and e.side == "agent" and (name is None or e.call.name == name)
+    ]
+
+
+def user_text_before(events: list[Event], idx: int) -> str:
+    """Everything the user said before the reply, joined and lower-cased."""
+    return " ".join(e.content for e in events[:idx] if isinstance(e, UserEvent)).lower()
+
+
+# -- sentences ---------------------------------------------------------------------------
+
+# A sentence ends at . ! or ? followed by space (so "$24.99" and "e.g.x" stay whole), or at a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """The non-empty sentences of ``text``, stripped."""
+    return [x.strip() for x in _SENTENCE_END.split(text or "") if x.strip()]
+
+
+def question_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that ask something (checks of several domains share this)."""
+    return [x for x in sentences(text) if "?" in x]
+
+
+# -- tool outputs as JSON ----------------------------------------------------------------
+
+
+def json_value(text: str) -> Any:
+    """A tool output parsed as JSON, or None when it is not JSON."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def json_dict(text: str) -> dict | None:
+    """A tool output parsed as a JSON object, or None when it is not one."""
+    v = json_value(text)
+    return v if isinstance(v, dict) else None
+
+
+def json_field(obj: Any, path: str) -> Any:
+    """The value at a dotted ``path`` ("default_address.zip") of a JSON value, or None."""
+    for key in path.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def json_leaves(obj: Any) -> Iterator[Any]:
+    """The scalar values of a JSON value, at any depth (booleans and nulls left out)."""
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from json_leaves(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from json_leaves(v)
+    elif obj is not None and not isinstance(obj, bool):
+        yield obj
+
+
+# -- pattern search ----------------------------------------------------------------------
+
+
+def pattern_list(params: dict, one: str = "pattern", many: str = "patterns") -> list[str]:
+    """A check's regexes: ``pattern`` (one string) and/or ``patterns`` (a list, any may match)."""
+    out = list(params.get(many) or [])
+    if params.get(one):
+        out.insert(0, params[one])
+    return out
+
+
+def mask(text: str, ignore: list[str] | None) -> str:
+    """Blank out (same length, so offsets stay valid) spans that must not count, e.g. a
+    negated phrase ("not your fault", "I can't make an exception")."""
+    for p in ignore or []:
+        text = re.sub(p, lambda m: " " * len(m.group(0)), text, flags=re.I)
+    return text
+
+
+# A clause ends at a sentence mark or at a "but"/"however" that turns it around, so a
+# hedge or condition ("if ...", "I can't say ...") governs only what follows it up to there.
+_CLAUSE_END = re.compile(r"[.!?;:](?=\s|$)|\b(but|however)\b", re.I)
+
+
+def clause_before(text: str, pos: int) -> str:
+    """The part of the clause around ``pos`` that comes before it."""
+    start = 0
+    for m in _CLAUSE_END.finditer(text, 0, pos):
+        start = m.end()
+    return text[start:pos]
+
+
+def search(text: str, patterns: list[str], ignore: list[str] | None = None,
+           exempt_before: str | None = None) -> re.Match | None:
+    """First match (case-insensitive) of any pattern in text, skipping masked spans and matches
+    whose clause, before the match, contains ``exempt_before`` (a condition or a hedge). The
+    match is on the masked text: its offsets are the original's."""
+    masked = mask(text, ignore)
+    for p in patterns:
+        for m in re.finditer(p, masked, re.I):
+            if exempt_before and re.search(exempt_before, clause_before(masked, m.start()), re.I):
+                continue
+            return m
+    return None
