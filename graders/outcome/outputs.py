@@ -94,7 +94,7 @@ def _date_of(kind: str, m: re.Match, year: int) -> dt.date | None:
 _AMT = r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?"
 _MONEY_RX = [
     # "49 dollars 50", "49 dollars and 50 cents", "49.50 dollars"
-    ("words", re.compile(r"(?<![\w.,$])" + _AMT + r"\s+(?:us\s+)?dollars?(?:\s+(?:and\s+)?(\d{1,2})(?:\s+cents?)?(?![\w.]))?", re.I)),
+    ("words", re.compile(r"(?<![\w.,$])" + _AMT + r"\s+(?:us\s+)?dollars?(?:\s+(?:and\s+)?(\d{1,2})(?:\s+cents?)?(?!\w|\.\d))?", re.I)),
     ("sign", re.compile(r"(?:us)?\$\s?" + _AMT + r"(?:\s?usd)?(?![\w]|[.,]\d)", re.I)),
     ("usd", re.compile(r"(?<![\w.,])" + _AMT + r"\s?usd\b", re.I)),
     ("usd_first", re.compile(r"\busd\s?" + _AMT + r"(?![\w]|[.,]\d)", re.I)),
