@@ -74,7 +74,8 @@ def test_a_different_date_never_matches(d, other, frame, data):
     form = data.draw(st.sampled_from(forms))
     res = check_outputs([RequiredOutput(value=d.isoformat())], said(frame.format(form)))[0]
     assert not res.found, form
-    assert res.closest is not None and res.closest.strip(" .,()") in form
+    if form in date_forms(other) or (other.month, other.day) != (2, 29):  # no Feb 29 in d's year
+        assert res.closest is not None and res.closest.strip(" .,()") in form
 
 
 @settings(max_examples=150, deadline=None)
@@ -158,9 +159,9 @@ def test_the_first_failure_says_what_was_said_instead():
         return EpisodeRecord(episode_id="e", task_id="t", domain="d", repeat=0, seed=0, grade=g)
 
     wrong = check_outputs(["2026-06-18", "$49.50"], said("It should post by June 19, 2026 ($49.50)."))
-    assert _why_failed(rec(wrong)) == "required outputs not stated: 2026-06-18 (said 'June 19, 2026'; expected 2026-06-18)"
+    assert _why_failed(rec(wrong)) == "required outputs not stated: said 'June 19, 2026'; expected 2026-06-18"
     silent = check_outputs(["2026-06-18"], said("It is on its way."))
-    assert _why_failed(rec(silent)) == "required outputs not stated: 2026-06-18 (said nothing about a date; expected 2026-06-18)"
+    assert _why_failed(rec(silent)) == "required outputs not stated: said nothing about a date; expected 2026-06-18"
     # records written before outputs had kinds still read and explain themselves
     old = OutputCheck(output="$49.50", found=False)
     assert describe(old) == "said nothing about it; expected $49.50"

@@ -131,7 +131,7 @@ def _why_failed(rec: EpisodeRecord) -> str:
         return render_diff(g.diff, limit=2).replace("\n", "; ")[:300]
     from graders.outcome.outputs import describe
 
-    missing = [f"{o.output} ({describe(o)})" for o in g.outputs if not o.found]
+    missing = [describe(o) for o in g.outputs if not o.found]
     return f"required outputs not stated: {'; '.join(missing)}"[:300]
 
 

@@ -228,7 +228,11 @@ _HEADING = re.compile(r"^#{1,6}\s+(?:\d+(?:\.\d+)*\.?\s+)?(.+?)\s*#*\s*$", re.M)
 def policy_headings(policy: str) -> set[str]:
     """The section headings of a policy in Markdown, as ``relies_on`` names them: the
     heading's text without its number ("## 3. Cases" is "Cases")."""
-    return {m.group(1) for m in _HEADING.finditer(policy)}
+    out = set()
+    for m in _HEADING.finditer(policy):
+        out.add(m.group(1))
+        out.add(m.group(1).split(" (")[0])  # "Escalation (`escalate_to_human`, ...)" is "Escalation"
+    return out
 
 
 # --- situations and rules -------------------------------------------------------
