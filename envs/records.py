@@ -130,9 +130,21 @@ class TableDiff(Record):
 
 
 class OutputCheck(Record):
+    """One required output, matched as a value of its kind (graders/outcome/outputs.py)."""
+
     output: str
+    """The output as the task writes it."""
     found: bool
     turn: int | None = None
+    """The turn of the first agent message that states it."""
+    kind: str = "text"
+    """date, money, id, quantity or text."""
+    expected: str = ""
+    """The expected value, canonical: 2026-06-18, $49.50, 3."""
+    closest: str | None = None
+    """The agent's own words for it when found; else the nearest value of the same kind the
+    agent said (the nearest date, amount, id; the most similar sentence); None when it said
+    none."""
 
 
 class AssertionResult(Record):

@@ -51,13 +51,28 @@ LAST = (
     "Lewis Robinson Walker Young Allen King Wright Scott Torres Nguyen Hill Flores Green Adams Nelson Baker "
     "Hall Rivera Campbell Mitchell Carter Roberts Okafor Kowalski Lindqvist Moreau Tanaka Haddad Novak"
 ).split()
-# (city, state, zip prefix)
+# (city, state, real zip codes of that city): an address's zip belongs to its city and state
 CITIES = [
-    ("Springfield", "IL", "627"), ("Portland", "OR", "972"), ("Austin", "TX", "787"), ("Denver", "CO", "802"),
-    ("Madison", "WI", "537"), ("Raleigh", "NC", "276"), ("Tucson", "AZ", "857"), ("Boise", "ID", "837"),
-    ("Columbus", "OH", "432"), ("Richmond", "VA", "232"), ("Omaha", "NE", "681"), ("Albany", "NY", "122"),
-    ("Savannah", "GA", "314"), ("Spokane", "WA", "992"), ("Lexington", "KY", "405"), ("Reno", "NV", "895"),
-    ("Fresno", "CA", "937"), ("Tulsa", "OK", "741"), ("Burlington", "VT", "054"), ("Duluth", "MN", "558"),
+    ("Springfield", "IL", ["62701", "62702", "62703", "62704", "62707"]),
+    ("Portland", "OR", ["97201", "97202", "97205", "97209", "97212", "97214", "97217"]),
+    ("Austin", "TX", ["78701", "78702", "78703", "78704", "78705", "78745", "78751"]),
+    ("Denver", "CO", ["80202", "80203", "80205", "80206", "80210", "80218"]),
+    ("Madison", "WI", ["53703", "53704", "53705", "53711", "53713", "53715"]),
+    ("Raleigh", "NC", ["27601", "27603", "27604", "27605", "27608", "27609"]),
+    ("Tucson", "AZ", ["85701", "85705", "85710", "85711", "85716", "85719"]),
+    ("Boise", "ID", ["83702", "83703", "83704", "83705", "83706", "83709"]),
+    ("Columbus", "OH", ["43201", "43202", "43205", "43206", "43214", "43215"]),
+    ("Richmond", "VA", ["23219", "23220", "23221", "23222", "23223", "23225"]),
+    ("Omaha", "NE", ["68102", "68104", "68105", "68106", "68114", "68131"]),
+    ("Albany", "NY", ["12203", "12206", "12207", "12208", "12209", "12210"]),
+    ("Savannah", "GA", ["31401", "31404", "31405", "31406", "31415"]),
+    ("Spokane", "WA", ["99201", "99202", "99203", "99204", "99205", "99207"]),
+    ("Lexington", "KY", ["40502", "40503", "40504", "40505", "40507", "40508"]),
+    ("Reno", "NV", ["89501", "89502", "89503", "89509", "89512"]),
+    ("Fresno", "CA", ["93701", "93702", "93703", "93704", "93705", "93710"]),
+    ("Tulsa", "OK", ["74103", "74104", "74105", "74112", "74114", "74119"]),
+    ("Burlington", "VT", ["05401", "05408"]),
+    ("Duluth", "MN", ["55802", "55803", "55804", "55805", "55806", "55811"]),
 ]
 STREETS = "Oak Maple Cedar Elm Pine Birch Walnut Willow Chestnut Hickory Lake Hill River Park Sunset Meadow".split()
 SUFFIX = ["Street", "Avenue", "Road", "Lane", "Drive", "Court"]
@@ -90,9 +105,10 @@ ADJ = ["Classic", "Compact", "Deluxe", "Handmade", "Vintage", "Modern", "Rustic"
 
 
 def _address(rng: random.Random) -> tuple[str, str, str, str]:
-    city, state, zp = rng.choice(CITIES)
+    city, state, zips = rng.choice(CITIES)
     line1 = f"{rng.randint(1, 9899)} {rng.choice(STREETS)} {rng.choice(SUFFIX)}"
-    return line1, city, state, zp + f"{rng.randint(1, 99):02d}"
+    # the same draws as ever (one integer per zip), so the rest of the template is unchanged
+    return line1, city, state, zips[(rng.randint(1, 99) - 1) % len(zips)]
 
 
 def seed(session: Session, seed: int) -> None:

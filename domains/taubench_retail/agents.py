@@ -32,7 +32,7 @@ class GoldAgent:
     def final_message(task: "Task") -> str:
         if not task.outputs:
             return "Your request has been handled."
-        return "Here is what you asked for: " + "; ".join(task.outputs) + "."
+        return "Here is what you asked for: " + "; ".join(o.value for o in task.outputs) + "."
 
     def _plan(self, task: "Task") -> list[ToolCall | str]:
         """The steps: each gold action as a call, with the outputs message before a terminal one."""

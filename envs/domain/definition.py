@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy.orm import DeclarativeBase, Session
 
 from envs.errors import SpecError
-from envs.spec.schema import Persona, Rule, Situation, Task, load_list, load_one
+from envs.spec.schema import Persona, Rule, Situation, Task, load_list, load_one, policy_headings
 from envs.domain.tools import ToolSet
 
 if TYPE_CHECKING:
@@ -232,6 +232,10 @@ class Domain:
             t, c = col.split(".")
             if t not in tables or c not in tables[t].c:
                 raise SpecError(f"{path}: ignore_columns.{i}: no column {col!r}")
+        headings = policy_headings(self.policy)
+        for i, h in enumerate(task.relies_on):
+            if h not in headings:
+                raise SpecError(f"{path}: relies_on.{i}: no policy section {h!r} in {self.name}'s policy.md")
         for i, a in enumerate(task.assertions):
             for tname in (a.tool, a.before):
                 if tname and tname not in self.agent_tools and tname not in self.user_tools:

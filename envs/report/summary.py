@@ -113,8 +113,10 @@ def _why_failed(rec: EpisodeRecord) -> str:
         return "no grade"
     if g.diff:
         return render_diff(g.diff, limit=2).replace("\n", "; ")[:300]
-    missing = [o.output for o in g.outputs if not o.found]
-    return f"required outputs not stated: {', '.join(missing)}"[:300]
+    from graders.outcome.outputs import describe
+
+    missing = [describe(o) for o in g.outputs if not o.found]
+    return f"required outputs not stated: {'; '.join(missing)}"[:300]
 
 
 def rule_profile(recs: list[EpisodeRecord], domain: Any = None) -> dict[str, Any]:

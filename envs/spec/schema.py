@@ -6,6 +6,8 @@ reason (``SpecError``); the CLI prints that line, never a traceback.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
@@ -161,6 +163,35 @@ class AssertionSpec(Spec):
         return self
 
 
+class RequiredOutput(Spec):
+    """A fact the agent must state: a value of a kind (graders/outcome/outputs.py).
+
+    Written ``{value: 2026-06-18, kind: date}`` or as the plain string, whose kind is
+    then inferred (a bare ISO date is a date, "$49.50" money, "O-00042" an id, "3" a
+    quantity, anything else text)."""
+
+    value: str
+    kind: Literal["date", "money", "id", "quantity", "text"] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain(cls, v: Any) -> Any:
+        if not isinstance(v, dict):
+            v = {"value": v}
+        # YAML reads an unquoted 2026-06-18 as a date and 49.5 as a float
+        if isinstance(v.get("value"), (dt.date, int, float)) and not isinstance(v.get("value"), bool):
+            v = dict(v)
+            v["value"] = v["value"].isoformat() if isinstance(v["value"], dt.date) else str(v["value"])
+        return v
+
+    @model_validator(mode="after")
+    def _is_a_value(self) -> "RequiredOutput":
+        from graders.outcome.outputs import validate_output  # the one parser of values
+
+        validate_output(self.value, self.kind)
+        return self
+
+
 class Task(Spec):
     id: str
     domain: str
@@ -169,7 +200,10 @@ class Task(Spec):
     scenario: Scenario
     initial_state: InitialStatePatch = Field(default_factory=InitialStatePatch)
     expected_actions: list[Action] = Field(default_factory=list)
-    outputs: list[str] = Field(default_factory=list)
+    outputs: list[RequiredOutput] = Field(default_factory=list)
+    # The policy sections (their headings in the domain's policy.md) the goal relies on;
+    # checked against the policy when the domain loads its tasks.
+    relies_on: list[str] = Field(default_factory=list)
     assertions: list[AssertionSpec] = Field(default_factory=list)
     # "table.column" pairs left out of the state comparison (timestamps, free text).
     ignore_columns: list[str] = Field(default_factory=list)
@@ -186,6 +220,19 @@ class Task(Spec):
             if item.count(".") != 1:
                 raise ValueError(f"{item!r} must be written table.column")
         return v
+
+
+_HEADING = re.compile(r"^#{1,6}\s+(?:\d+(?:\.\d+)*\.?\s+)?(.+?)\s*#*\s*$", re.M)
+
+
+def policy_headings(policy: str) -> set[str]:
+    """The section headings of a policy in Markdown, as ``relies_on`` names them: the
+    heading's text without its number ("## 3. Cases" is "Cases")."""
+    out = set()
+    for m in _HEADING.finditer(policy):
+        out.add(m.group(1))
+        out.add(m.group(1).split(" (")[0])  # "Escalation (`escalate_to_human`, ...)" is "Escalation"
+    return out
 
 
 # --- situations and rules -------------------------------------------------------
