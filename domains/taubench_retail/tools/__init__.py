@@ -33,8 +33,8 @@ from sqlalchemy.orm import Session, object_session
 
 from envs.domain.tools import Tool, ToolError, ToolOutcome, ToolSet
 
-from . import models as m
-from .importer import export_state
+from .. import models as m
+from ..importer import export_state
 
 # -- engine glue: raw arguments, tau-bench's error strings ------------------------------------
 
