@@ -101,7 +101,7 @@ def taubench_changes(domain, before: bytes, after: bytes, ignore, tables=None) -
     from envs.state.database import EpisodeState
     from graders.outcome.state_diff import diff_bytes
 
-    from domains.taubench_retail.importer import RECORD_OF_TABLE, export_state
+    from domains.taubench_retail.exporter import RECORD_OF_TABLE, export_state
 
     ids: dict[str, set] = {"users": set(), "orders": set(), "products": set()}
     kinds: dict[tuple[str, str], str] = {}
@@ -209,7 +209,7 @@ def alterations(action, initial_user: dict) -> list[dict]:
 def test_grader_rewards_gold_and_only_gold(domain, gold, replays):
     from envs.state.database import EpisodeState
 
-    from domains.taubench_retail.importer import export_state
+    from domains.taubench_retail.exporter import export_state
 
     checked_drop = checked_alter = 0
     for task, g in zip(domain.tasks.values(), gold):
@@ -276,7 +276,7 @@ def test_gold_agent_through_the_episode_loop(domain):
 def test_export_round_trips_the_initial_state(domain):
     from envs.state.database import EpisodeState, build_template
 
-    from domains.taubench_retail.importer import export_state
+    from domains.taubench_retail.exporter import export_state
 
     assert build_template(domain.base, domain.seed_fn, domain.seed) == domain.template()  # deterministic import
 
@@ -498,7 +498,7 @@ def test_paths_the_gold_actions_do_not_take(domain):
     """Refunds to gift cards, duplicate items, refusals: read off tau-bench's rules, by hand."""
     from envs.state.database import EpisodeState
 
-    from domains.taubench_retail.importer import export_state
+    from domains.taubench_retail.exporter import export_state
 
     st = EpisodeState(domain.base, domain.template())
     call = lambda name, **kw: domain.agent_tools.call(st.session, name, kw)  # noqa: E731

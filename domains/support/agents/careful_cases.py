@@ -1,0 +1,367 @@
+"""The careful support agent's case handlers, one per intent, and the remedies they propose.
+
+A mixin of ``CarefulAgent`` (``careful.py``), kept apart so each file reads in
+one sitting. It relies on the agent's state (``order``, ``tracking``,
+``refund_info``, ``products``, ``facts``, ``asked``, ``customer_id``, ...) and
+its speaking steps (``_say``, ``_ask``, ``_call``, ``_propose``, ``_refuse``,
+``_finish``). Every handler runs once the customer is verified and the order
+is read, and returns the next action: a read, a question, a proposal or a
+final answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from envs.records import AgentAction
+
+from .reading import FOUND_RE, item_noun, money
+
+TODAY = dt.date(2026, 6, 15)
+WINDOW_DAYS = 30
+
+
+class CarefulCases:
+    """The per-intent steps of the careful agent (see the module docstring)."""
+
+    # -- reads and wording shared by the cases ----------------------------------------------------
+
+    def _track(self) -> AgentAction | None:
+        if self.tracking is None or self.tracking.get("order_id") != self.order["order_id"]:
+            return self._call("get_shipment_tracking", order_id=self.order["order_id"])
+        return None
+
+    def _open_items(self) -> list[dict]:
+        return [it for it in self.order["items"] if it["status"] == "ordered"]
+
+    def _pm_words(self) -> str:
+        pm = self.order.get("payment_method") or {}
+        return f"your {pm.get('brand', 'card')} ending {pm.get('last4', '')}".strip()
+
+    def _dest(self) -> str:
+        return "store_credit" if self.facts.store_credit else "original_payment"
+
+    def _dest_words(self) -> str:
+        return "your store credit" if self.facts.store_credit else self._pm_words()
+
+    def _amount(self, items: list[dict]) -> int:
+        amount = sum(it["line_total_cents"] for it in items)
+        ids = {it["item_id"] for it in items}
+        if all(it["item_id"] in ids for it in self._open_items()):
+            amount += self.order.get("shipping_cents", 0)
+        return amount
+
+    # -- cases -----------------------------------------------------------------------------------------------
+
+    def _cancel(self) -> AgentAction:
+        o = self.order
+        step = self._track()
+        if step:
+            return step
+        oid = o["order_id"]
+        if o["status"] == "cancelled":
+            return self._refuse(f"Order {oid} is already cancelled; there is nothing more to cancel.")
+        if o["status"] in ("placed", "processing") and self.tracking.get("status") in ("not_shipped", "label_created"):
+            charged = sum(c["amount_cents"] for c in o["charges"] if c["status"] == "captured")
+            refunded = sum(r["amount_cents"] for r in o["refunds"] if not r.get("charge_id"))
+            owed = charged - refunded
+            money_part = (
+                f"The {money(owed)} you paid will be refunded to {self._pm_words()}."
+                if owed > 0
+                else "Nothing has been charged yet."
+            )
+            items = ", ".join(it["name"] for it in o["items"])
+            return self._propose(
+                f"Order {oid} ({items}) hasn't been dispatched yet, so it can be cancelled. {money_part} "
+                f"Shall I cancel order {oid}?",
+                [("cancel_order", {"order_id": oid})],
+                "cancel",
+                amount=owed,
+            )
+        status = self.tracking.get("status", o["status"]).replace("_", " ")
+        return self._refuse(
+            f"I'm sorry, order {oid} has already been dispatched (tracking status: {status}), so it can no longer "
+            "be cancelled. Once it arrives, you can start a return in the app within 30 days of delivery."
+        )
+
+    def _change_address(self) -> AgentAction:
+        o = self.order
+        step = self._track()
+        if step:
+            return step
+        oid = o["order_id"]
+        if not (o["status"] in ("placed", "processing") and self.tracking.get("status") in ("not_shipped", "label_created")):
+            status = self.tracking.get("status", o["status"]).replace("_", " ")
+            return self._refuse(
+                f"I'm sorry, order {oid} has already been dispatched (tracking status: {status}), so its shipping "
+                "address can no longer be changed."
+            )
+        if self.facts.address is None:
+            return self._ask("address", f"Order {oid} hasn't been dispatched yet. What is the new address you'd like it shipped to?")
+        line1, city, state, zp = self.facts.address
+        pretty = f"{line1}, {city}, {state} {zp}"
+        return self._propose(
+            f"Order {oid} hasn't been dispatched yet. Shall I change its shipping address to {pretty}?",
+            [("change_shipping_address", {"order_id": oid, "line1": line1, "city": city, "state": state, "zip": zp})],
+            "address",
+            pretty=pretty,
+        )
+
+    def _not_arrived(self) -> AgentAction:
+        o = self.order
+        step = self._track()
+        if step:
+            return step
+        tr = self.tracking
+        oid = o["order_id"]
+        st = tr.get("status")
+        if o["status"] == "cancelled":
+            return self._refuse(f"Order {oid} was cancelled, so it was never shipped; its refund was issued at cancellation.")
+        if st in ("not_shipped", "label_created"):
+            return self._finish(
+                f"Order {oid} hasn't been dispatched yet, so it isn't late. I can't give a delivery date because "
+                "the system doesn't show one yet."
+            )
+        if st in ("in_transit", "out_for_delivery"):
+            eta = tr.get("estimated_delivery")
+            when = (
+                f"The system shows an estimated delivery of {eta}."
+                if eta
+                else "The system doesn't show an estimated delivery date."
+            )
+            return self._finish(
+                f"Order {oid} is still on its way: {tr['carrier']} tracking {tr['tracking_number']} shows it "
+                f"{st.replace('_', ' ')}. {when} There's nothing to refund or replace while it's in transit; "
+                "if it doesn't turn up, please get back to us."
+            )
+        if st == "delivered":
+            return self._delivered_not_received()
+        if st == "lost":
+            return self._remedy(claim="lost_in_transit", reason="lost_package", items=self._open_items(),
+                                preface=f"I'm sorry: {tr['carrier']} has declared the parcel for order {oid} lost. ")
+        return self._finish(f"Order {oid} shows tracking status {st}; there is nothing I can change on it right now.")
+
+    def _delivered_not_received(self) -> AgentAction:
+        """Marked delivered but not received: inside the window, the doorstep and neighbours first, then a claim."""
+        tr = self.tracking
+        oid = self.order["order_id"]
+        days = tr.get("days_since_delivery") or 0
+        if days > WINDOW_DAYS:
+            return self._refuse(
+                f"I'm sorry, order {oid} was marked delivered on {tr['delivered_at'][:10]}, more than 30 days "
+                "ago, so it's outside our 30-day refund window and I can't refund or replace it."
+            )
+        if self.doorstep is None and "doorstep" not in self.asked:
+            note = f" (carrier note: {tr['delivery_note']})" if tr.get("delivery_note") else ""
+            return self._ask(
+                "doorstep",
+                f"Thank you, you're verified. I'm sorry it hasn't reached you. The tracking shows order {oid} "
+                f"as delivered on {tr['delivered_at'][:10]}{note}. Before anything else, could you please "
+                "check your doorstep and mailbox, and ask your neighbours whether they took it in?",
+            )
+        if self.doorstep is None:
+            self.doorstep = "found" if FOUND_RE.search(self.new_user_text) else "missing"
+        if self.doorstep == "found":
+            return self._finish(
+                "I'm glad the parcel turned up! Since you have it, nothing needs to be refunded or replaced."
+            )
+        return self._remedy(claim="delivered_not_received", reason="not_delivered", items=self._open_items())
+
+    # -- the remedy: a refund or a replacement, with a carrier claim when the parcel never came ----------
+
+    def _remedy(self, claim: str | None, reason: str, items: list[dict], preface: str = "") -> AgentAction:
+        """Propose the remedy for ``items``: ask refund-or-replacement once, check stock for a replacement."""
+        oid = self.order["order_id"]
+        names = ", ".join(it["name"] for it in items)
+        if not items:
+            return self._refuse(f"Every item of order {oid} has already been refunded or replaced.")
+        pref = self.facts.preference
+        if pref is None:
+            if "pref" in self.asked:
+                pref = "refund"
+            else:
+                what = "open a claim with the carrier and then either replace" if claim else "either replace"
+                return self._ask(
+                    "pref",
+                    f"{preface}I'm sorry about this. I can {what} or refund {names}. "
+                    "Which would you prefer: a replacement or a refund?",
+                )
+        if pref == "replacement":
+            for it in items:
+                if it["product_id"] not in self.products:
+                    return self._call("get_product", product_id=it["product_id"])
+            short = [it for it in items if self.products[it["product_id"]]["stock"] < it["quantity"]]
+            if short:
+                self.facts.preference = pref = "refund"
+                preface = (
+                    f"I'm sorry, {', '.join(it['name'] for it in short)} is out of stock, so I can't send a "
+                    "replacement; I can refund it instead. "
+                )
+        return self._propose_remedy(claim, reason, items, pref, preface)
+
+    def _propose_remedy(
+        self, claim: str | None, reason: str, items: list[dict], pref: str, preface: str
+    ) -> AgentAction:
+        oid = self.order["order_id"]
+        names = ", ".join(it["name"] for it in items)
+        claim_words = f"open a claim with {self.tracking['carrier']} and " if claim else ""
+        ids = [it["item_id"] for it in items]
+        calls: list[tuple[str, dict]] = []
+        if pref == "replacement":
+            calls.append(("send_replacement", {"order_id": oid, "item_ids": ids, "reason": reason}))
+            text = f"{preface}Shall I {claim_words}send you a replacement of {names}?"
+        else:
+            amount = self._amount(items)
+            calls.append(("refund_items", {"order_id": oid, "item_ids": ids, "destination": self._dest(), "reason": reason}))
+            text = f"{preface}Shall I {claim_words}refund {money(amount)} for {names} to {self._dest_words()}?"
+        if claim:
+            calls.append(("open_carrier_claim", {"order_id": oid, "reason": claim}))
+        return self._propose(text, calls, "remedy", names=names, pref=pref)
+
+    # -- the other cases ----------------------------------------------------------------------------------
+
+    def _item_problem(self) -> AgentAction:
+        o = self.order
+        step = self._track()
+        if step:
+            return step
+        oid = o["order_id"]
+        tr = self.tracking
+        if tr.get("status") != "delivered":
+            return self._finish(
+                f"Order {oid} isn't marked delivered yet (tracking status: {tr.get('status', '').replace('_', ' ')}), "
+                "so I can't look at its contents yet."
+            )
+        if (tr.get("days_since_delivery") or 0) > WINDOW_DAYS:
+            return self._refuse(
+                f"I'm sorry, order {oid} was delivered on {tr['delivered_at'][:10]}, more than 30 days ago, so it's "
+                "outside our 30-day refund window and I can't refund or replace the item."
+            )
+        item = self._which_item()
+        if item is None:
+            word = "damaged" if self.intent == "damaged" else "missing"
+            if "item" not in self.asked:
+                return self._ask("item", f"I'm sorry about that. Which item was {word}?")
+            return self._finish(f"I couldn't tell which item of order {oid} was {word}; please get back to us with its name.")
+        if item["status"] != "ordered":
+            return self._refuse(
+                f"The {item['name']} from order {oid} has already been {item['status']}, so there's nothing more to "
+                "refund or replace for it."
+            )
+        reason = "damaged" if self.intent == "damaged" else "missing_item"
+        return self._remedy(claim=None, reason=reason, items=[item])
+
+    def _which_item(self) -> dict | None:
+        items = self.order["items"]
+        if len(items) == 1:
+            return items[0]
+        text = self.facts.all_text()
+        hits = [it for it in items if it["name"].lower() in text]
+        if len(hits) != 1:
+            hits = [it for it in items if item_noun(it["name"]) in text]
+        return hits[0] if len(hits) == 1 else None
+
+    def _unwanted(self) -> AgentAction:
+        o = self.order
+        step = self._track()
+        if step:
+            return step
+        oid, tr = o["order_id"], self.tracking
+        if tr.get("status") != "delivered":
+            return self._finish(f"Order {oid} hasn't been delivered yet; once it has, you can return it through the app.")
+        if (tr.get("days_since_delivery") or 0) > WINDOW_DAYS:
+            return self._refuse(
+                f"I'm sorry, order {oid} was delivered on {tr['delivered_at'][:10]}, more than 30 days ago, so it's "
+                "outside our 30-day refund window and I can't refund it."
+            )
+        until = (dt.date.fromisoformat(tr["delivered_at"][:10]) + dt.timedelta(days=WINDOW_DAYS)).isoformat()
+        return self._finish(
+            f"You can return items you don't want through the app: Orders > {oid} > Return items, until {until}. "
+            "The refund is issued once the return is scanned by the carrier."
+        )
+
+    def _duplicate(self) -> AgentAction:
+        o = self.order
+        oid = o["order_id"]
+        captured = [c for c in o["charges"] if c["status"] == "captured"]
+        refunded_dups = [c for c in o["charges"] if c["status"] == "refunded"]
+        seen: dict[int, dict] = {}
+        dup = None
+        for c in captured:
+            if c["amount_cents"] in seen:
+                dup = c
+                break
+            seen[c["amount_cents"]] = c
+        if dup is not None:
+            return self._propose(
+                f"I can see two identical charges of {dup['amount']} for order {oid}. Shall I refund the duplicate "
+                f"charge {dup['charge_id']} of {dup['amount']} to {self._pm_words()}?",
+                [("refund_duplicate_charge", {"charge_id": dup["charge_id"]})],
+                "duplicate",
+                amount=dup["amount_cents"],
+            )
+        if refunded_dups:
+            r = next((r for r in o["refunds"] if r.get("charge_id") == refunded_dups[0]["charge_id"]), None)
+            when = f" on {r['issued_at'][:10]}" if r else ""
+            return self._finish(
+                f"I've checked order {oid}: the duplicate charge of {refunded_dups[0]['amount']} was already "
+                f"refunded{when}, so there is nothing more to refund."
+            )
+        only = captured[0]["amount"] if captured else money(0)
+        return self._finish(
+            f"I've checked order {oid}: there is only one charge of {only} on it, so there's no duplicate to "
+            "refund. A second line on your bank app is most likely a pending card authorization, which drops "
+            "off by itself."
+        )
+
+    def _refund_status(self) -> AgentAction:
+        oid = self.order["order_id"]
+        if self.refund_info is None or self.refund_info.get("order_id") != oid:
+            return self._call("get_refund_status", order_id=oid)
+        refunds = [r for r in self.refund_info["refunds"] if r["status"] != "failed"]
+        if not refunds:
+            return self._finish(f"I've checked order {oid}: no refund has been issued on it.")
+        r = refunds[-1]
+        issued = r["issued_at"][:10]
+        if r["destination"] == "store_credit":
+            return self._finish(
+                f"The refund of {r['amount']} for order {oid} went to your store credit on {issued}, not to your "
+                "card, so it won't show on your bank statement."
+            )
+        due = r.get("expected_post_by")
+        if due and dt.date.fromisoformat(due) >= TODAY:
+            return self._finish(
+                f"The refund of {r['amount']} for order {oid} was issued on {issued} and is still being processed; "
+                f"the system shows it should post to your account by {due}. There's no need to issue it again."
+            )
+        return self._propose(
+            f"The refund of {r['amount']} for order {oid} was issued on {issued} and should have posted by {due}. "
+            "Shall I open a ticket with our payments team to trace it?",
+            [(
+                "create_ticket",
+                {
+                    "customer_id": self.customer_id,
+                    "category": "refund_trace",
+                    "subject": f"Refund {r['refund_id']} for {oid} not received",
+                    "body": f"Refund {r['refund_id']} of {r['amount']} issued {issued}, expected by {due}; "
+                    "the customer's bank does not show it.",
+                    "order_id": oid,
+                },
+            )],
+            "ticket",
+            amount=r["amount_cents"],
+        )
+
+    def _escalate(self) -> AgentAction:
+        reason = "legal_threat" if self.intent == "legal" else (
+            "outside_policy_exception" if self.refused_before else "customer_request"
+        )
+        args: dict[str, Any] = {
+            "customer_id": self.customer_id,
+            "reason": reason,
+            "summary": "Customer asked for a human agent. " + " | ".join(self.facts.texts[-3:])[:1500],
+        }
+        if self.order is not None:
+            args["order_id"] = self.order["order_id"]
+        return self._call("escalate_to_human", **args)

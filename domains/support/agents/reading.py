@@ -1,0 +1,138 @@
+"""Reading the customer's words: the patterns and intents both scripted agents share.
+
+``detect_intent`` names what a message asks for (first match of ``INTENTS``
+wins, after "don't cancel" is blanked out); ``is_ambiguous`` flags a bare "it
+didn't arrive"; ``Facts`` accumulates what the customer has said so far.
+Also the helpers both agents use to read tool output and to word amounts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+ZIP_RE = re.compile(r"\bzip(?:\s*code)?\b[^0-9@]{0,20}(\d{5})\b", re.I)
+NAME_RE = re.compile(r"\b(?i:my name is) ([A-Z][a-zA-Z'-]+) ([A-Z][a-zA-Z'-]+)")
+ORDER_RE = re.compile(r"\bO-\d{5}\b")
+ADDRESS_RE = re.compile(
+    r"\bnew address is ([A-Za-z0-9][A-Za-z0-9 .'#/-]{2,79}?), ([A-Za-z][A-Za-z .'-]{1,59}?), ([A-Z]{2}) (\d{5})\b"
+)
+YES_RE = re.compile(r"\b(yes|yeah|yep|go ahead|please do|do it)\b", re.I)
+NO_RE = re.compile(r"\b(no|nope|don'?t do (that|it)|do not do (that|it))\b", re.I)
+FOUND_RE = re.compile(r"(handed it over|I have it now|already have the parcel|after all)", re.I)
+NOT_FOUND_RE = re.compile(r"(no parcel|none of the neighbours|nothing has arrived)", re.I)
+PREF_REPLACE_RE = re.compile(r"\b(replacement|replace it|replace the|send (me )?(another|a new one))\b", re.I)
+PREF_REFUND_RE = re.compile(r"\b(refund|money back)\b", re.I)
+STORE_CREDIT_RE = re.compile(r"\bstore credit\b", re.I)
+
+ANGER_RE = re.compile(
+    r"(unacceptable|furious|worst|ridiculous|unbelievable|one-star|fed up|angry|a joke|!)", re.I
+)
+PROVOCATION_RE = re.compile(
+    r"\b(ignore your|forget your|your rules|the rules|override|skip the usual|instructions)\b", re.I
+)
+OFF_TOPIC_RE = re.compile(r"\b(weather|football|movie|recipe)\b", re.I)
+
+NEGATED_CANCEL = re.compile(r"\b(don'?t|do not|no need to|not) cancel\b", re.I)
+
+INTENTS: list[tuple[str, re.Pattern]] = [
+    ("legal", re.compile(r"\b(lawyer|attorney|sue you|legal action|small claims|court)\b", re.I)),
+    ("human", re.compile(r"\b(human|real person|manager|supervisor)\b", re.I)),
+    ("duplicate_charge", re.compile(
+        r"\b(charged (me )?twice|double[- ]charged|two charges|charged two times|duplicate charge)\b", re.I)),
+    ("refund_status", re.compile(
+        r"\brefund\b[^.?!]*\b(never (showed|shown|arrived|came|posted)|hasn'?t (shown|arrived|come|posted|reached)|"
+        r"has not (shown|arrived|come|posted|reached)|not (shown up|arrived|posted)|didn'?t (show|arrive|come|post))"
+        r"|\bwhere(?:'s| is) my refund\b", re.I)),
+    ("cancel", re.compile(r"\bcancel\b", re.I)),
+    ("change_address", re.compile(
+        r"\b(new address|wrong address|change the (shipping )?address|ship it to|have moved|I moved)\b", re.I)),
+    ("damaged", re.compile(r"\b(damaged|broken|cracked|smashed|shattered|dented|stopped working)\b", re.I)),
+    ("missing_item", re.compile(
+        r"\b(missing from|was missing|wasn'?t in the (box|parcel|package)|not in the (box|parcel|package)|only got)\b",
+        re.I)),
+    ("not_arrived", re.compile(
+        r"\b(didn'?t arrive|did not arrive|never arrived|hasn'?t arrived|has not arrived|never came|didn'?t come|"
+        r"never got|didn'?t get|hasn'?t come|nothing came|never showed up|not received)\b", re.I)),
+    ("unwanted", re.compile(
+        r"\b(don'?t (want|like|need) it|no longer (want|need)|changed my mind about|don'?t like the)\b", re.I)),
+]
+# "It didn't arrive, give it back": the subject is a bare "it" and nothing says what.
+AMBIGUOUS_RE = re.compile(r"\bit (didn'?t|did not|never|hasn'?t) (arrive|come|show)", re.I)
+SPECIFIC_RE = re.compile(r"\b(package|parcel|order|box|item|refund|money|charge|O-\d{5})\b", re.I)
+
+
+def detect_intent(text: str) -> str | None:
+    """The name of the first intent in ``INTENTS`` the text matches, or None."""
+    t = NEGATED_CANCEL.sub(" ", text)
+    for name, rx in INTENTS:
+        if rx.search(t):
+            return name
+    return None
+
+
+def is_ambiguous(text: str) -> bool:
+    """True for "it didn't arrive" with nothing saying what "it" is."""
+    return bool(AMBIGUOUS_RE.search(text)) and not SPECIFIC_RE.search(text)
+
+
+def money(cents: int) -> str:
+    """Cents as dollars, the way the tools word them: 12345 -> "$123.45"."""
+    return f"${cents / 100:,.2f}"
+
+
+def parse_output(text: str) -> Any:
+    """A tool's output as data: None for an error, the JSON value, else the raw text."""
+    if text.startswith("Error:"):
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def item_noun(name: str) -> str:
+    """A product name without its first word ("Compact Scented Candle" -> "scented candle")."""
+    parts = name.lower().split()
+    return " ".join(parts[1:]) if len(parts) > 1 else parts[0]
+
+
+@dataclass
+class Facts:
+    """What the customer has said so far (the latest mention wins)."""
+
+    email: str | None = None
+    zip: str | None = None
+    first: str | None = None
+    last: str | None = None
+    order_id: str | None = None
+    address: tuple[str, str, str, str] | None = None
+    preference: str | None = None
+    store_credit: bool = False
+    texts: list[str] = field(default_factory=list)
+
+    def read(self, text: str) -> None:
+        self.texts.append(text)
+        if m := EMAIL_RE.search(text):
+            self.email = m.group(0)
+        if m := ZIP_RE.search(text):
+            self.zip = m.group(1)
+        if m := NAME_RE.search(text):
+            self.first, self.last = m.group(1), m.group(2)
+        if m := ORDER_RE.search(text):
+            self.order_id = m.group(0)
+        if m := ADDRESS_RE.search(text):
+            self.address = (m.group(1).strip(), m.group(2).strip(), m.group(3), m.group(4))
+        if PREF_REPLACE_RE.search(text):
+            self.preference = "replacement"
+        elif PREF_REFUND_RE.search(text) and detect_intent(text) not in ("refund_status",):
+            self.preference = "refund"
+        if STORE_CREDIT_RE.search(text):
+            self.store_credit = True
+
+    def all_text(self) -> str:
+        return " ".join(self.texts).lower()
+

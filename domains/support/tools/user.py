@@ -1,0 +1,147 @@
+"""User tools of the support domain: the customer's own world.
+
+The doorstep, the neighbours, the app, the bank statement and the email inbox.
+The agent cannot call them and the customer cannot call the agent's tools.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+from pydantic import Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from domains.support.models import (
+    NOW,
+    TODAY,
+    BankStatementLine,
+    HomeDelivery,
+    Order,
+)
+from envs.domain.tools import tool
+
+from .common import (
+    CustomerId,
+    OrderId,
+    _items,
+    _refunds,
+    _shipment,
+    money,
+)
+
+
+def _delivery(s: Session, order_id: str) -> HomeDelivery | None:
+    return s.scalars(select(HomeDelivery).where(HomeDelivery.order_id == order_id).order_by(HomeDelivery.id)).first()
+
+
+def _contents(hd: HomeDelivery) -> str:
+    notes = []
+    if hd.missing_items:
+        notes.append(f"Inside, {hd.missing_items} is missing from the box.")
+    if hd.damaged_items:
+        notes.append(f"The {hd.damaged_items} arrived broken.")
+    return " ".join(notes) or "Everything inside looks fine."
+
+
+@tool(side="user")
+def check_doorstep(session: Session, order_id: OrderId) -> str:
+    """Look at the front door and in the mailbox for an order's parcel (picks it up if it is there).
+
+    Args:
+        order_id: The order the customer is looking for.
+    """
+    hd = _delivery(session, order_id)
+    if hd is None:
+        return f"Nothing has arrived for order {order_id}: no parcel at the front door or in the mailbox."
+    if hd.in_hand:
+        return f"I already have the parcel for order {order_id}. {_contents(hd)}"
+    if hd.location in ("front_door", "mailbox"):
+        hd.in_hand, hd.collected_at = True, NOW
+        where = "front door" if hd.location == "front_door" else "mailbox"
+        return f"There is a parcel for order {order_id} at the {where} after all, I have it now. {_contents(hd)}"
+    return f"No parcel for order {order_id} at the front door or in the mailbox."
+
+
+@tool(side="user")
+def ask_neighbour(session: Session, order_id: OrderId) -> str:
+    """Ask the neighbours whether they took in the parcel for an order.
+
+    Args:
+        order_id: The order the customer is looking for.
+    """
+    hd = _delivery(session, order_id)
+    if hd is not None and hd.location == "neighbour" and not hd.in_hand:
+        hd.in_hand, hd.collected_at = True, NOW
+        who = hd.neighbour or "a neighbour"
+        return f"My neighbour ({who}) had the parcel for order {order_id} and handed it over. {_contents(hd)}"
+    if hd is not None and hd.in_hand:
+        return f"No need, I already have the parcel for order {order_id}."
+    return f"None of the neighbours has seen a parcel for order {order_id}."
+
+
+@tool(side="user")
+def view_order_in_app(session: Session, order_id: OrderId) -> str:
+    """What the marketplace app shows the customer for an order.
+
+    Args:
+        order_id: The order.
+    """
+    o = session.get(Order, order_id)
+    if o is None:
+        return f"The app shows no order {order_id}."
+    sh = _shipment(session, o.id)
+    items = ", ".join(f"{it.quantity}x {it.name} ({it.status})" for it in _items(session, o.id))
+    line = f"The app shows order {o.id}: {o.status}, total {money(o.total_cents)}; items: {items}."
+    if sh is not None:
+        line += f" Tracking ({sh.carrier}): {sh.status.replace('_', ' ')}"
+        if sh.delivered_at:
+            line += f" on {sh.delivered_at.date().isoformat()}"
+        line += "."
+    for r in _refunds(session, o.id):
+        line += f" Refund of {money(r.amount_cents)}: {r.status}."
+    return line
+
+
+@tool(side="user")
+def check_bank_statement(
+    session: Session,
+    customer_id: CustomerId,
+    days: Annotated[int, Field(ge=1, le=120, description="How many days back to look.")] = 30,
+) -> str:
+    """The customer's bank statement lines for the marketplace over the last days (charges and refunds that posted).
+
+    Args:
+        customer_id: Whose statement.
+        days: How many days back to look.
+    """
+    since = TODAY - dt.timedelta(days=days)
+    rows = session.scalars(
+        select(BankStatementLine)
+        .where(BankStatementLine.customer_id == customer_id, BankStatementLine.posted_on >= since)
+        .order_by(BankStatementLine.posted_on.desc(), BankStatementLine.id.desc())
+    ).all()
+    if not rows:
+        return f"My bank statement shows no marketplace lines in the last {days} days."
+    lines = "; ".join(f"{r.posted_on.isoformat()} {r.description} {money(r.amount_cents)}" for r in rows)
+    return f"My bank statement for the last {days} days shows: {lines}."
+
+
+@tool(side="user")
+def check_email_inbox(session: Session, customer_id: CustomerId) -> str:
+    """The order-confirmation emails in the customer's inbox (they show order numbers), newest first.
+
+    Args:
+        customer_id: Whose inbox.
+    """
+    orders = session.scalars(
+        select(Order).where(Order.customer_id == customer_id).order_by(Order.placed_at.desc(), Order.id).limit(5)
+    ).all()
+    if not orders:
+        return "There are no order confirmation emails in my inbox."
+    parts = []
+    for o in orders:
+        names = ", ".join(it.name for it in _items(session, o.id))
+        parts.append(f"order {o.id} from {o.placed_at.date().isoformat()} ({names})")
+    return "My confirmation emails show: " + "; ".join(parts) + "."
