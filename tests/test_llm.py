@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from envs.domain import get_domain, register_domain
-from envs.actors.llm_actors import parse_action, parse_verdicts, to_action
+from envs.actors.json_actions import parse_action, to_action
+from envs.actors.llm_judge import parse_verdicts
 from envs.records import EpisodeRecord
 from fake_llm_server import FakeLLMServer, Reply, default_agent
 

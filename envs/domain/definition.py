@@ -24,6 +24,7 @@ from sqlalchemy.orm import DeclarativeBase, Session
 
 from envs.errors import SpecError
 from envs.spec.schema import Persona, Rule, Situation, Task, load_list, load_one
+from envs.spec.words import DomainWords, load_words
 from envs.domain.tools import ToolSet
 
 if TYPE_CHECKING:
@@ -65,8 +66,12 @@ class Domain:
     outputs_mode: str = "normalised"
     # Where the task YAML files are; default: <data root>/tasks/<name>.
     tasks_path: Path | None = None
+    # The domain's role words and scripted lines; default: <package_dir>/words.yaml, else neutral.
+    words: DomainWords | None = None
 
     def __post_init__(self) -> None:
+        if self.words is None:
+            self.words = load_words(self.package_dir)
         self._initial: dict[str, bytes] = {}
         self._goal: dict[str, tuple[bytes, set[str], list[str]]] = {}
         self._template: bytes | None = None
@@ -196,4 +201,4 @@ class Domain:
 
         if task.persona is None or isinstance(task.persona, Persona):
             return task.persona
-        return get_persona(task.persona)
+        return get_persona(task.persona, self.name)

@@ -8,17 +8,17 @@ from envs.actors.protocols import Agent, UserSimulator, usage_of
 from envs.domain import Domain
 from envs.episode.step import Episode
 from envs.errors import InfraError
-from envs.records import EpisodeRecord
+from envs.records import EpisodeId, EpisodeRecord
 from envs.spec.schema import Task
 from envs.state.database import EpisodeState
 
 
-async def _judge_assertions(task: Task, results, events, judge):
+async def _judge_assertions(task: Task, results, events, judge, episode: EpisodeId):
     """Answer the task's ``llm_judge`` assertions with the judge (deterministic ones are kept)."""
     out = []
     for spec, res in zip(task.assertions, results):
         if spec.type == "llm_judge":
-            verdict, why = await judge.judge_question(spec.question, events)
+            verdict, why = await judge.judge_question(spec.question, events, episode)
             res = res.model_copy(update={"result": verdict, "evidence": why, "turn": None})
         out.append(res)
     return out
@@ -58,9 +58,10 @@ async def run_episode(
         rec.timings["grade_s"] = time.perf_counter() - t1
         from graders.rules.verdicts import judge_episode
 
-        rec.verdicts = await judge_episode(domain, task, ep.events, judge)
+        episode = EpisodeId(task_id=task.id, repeat=repeat, seed=seed)
+        rec.verdicts = await judge_episode(domain, task, ep.events, judge, episode)
         if judge is not None and hasattr(judge, "judge_question"):
-            rec.grade.assertions = await _judge_assertions(task, rec.grade.assertions, ep.events, judge)
+            rec.grade.assertions = await _judge_assertions(task, rec.grade.assertions, ep.events, judge, episode)
     except InfraError as e:
         rec.status, rec.error, rec.error_role, rec.error_kind = "error", str(e), e.role, e.kind
         ep.termination = ep.termination or "error"

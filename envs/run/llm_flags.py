@@ -70,7 +70,7 @@ def make_llm_context(cfg: dict, roles: dict[str, Any]) -> LLMContext:
 
 def make_calibration_judge(domain: Any, args: argparse.Namespace) -> Any:
     """An ``LLMJudge`` for ``python -m graders.calibrate`` (checked before any item is judged)."""
-    from envs.actors.llm_actors import make_llm_judge
+    from envs.actors.roles import make_llm_judge
     from envs.actors.roles import RoleConfig
 
     role = RoleConfig(
@@ -100,7 +100,7 @@ def extend_gold(domain: Any, gold_path: Any, judge: Any, gaps: list[tuple[str, s
 
     import yaml
 
-    from envs.actors.llm_actors import extract_json
+    from envs.llm.client import extract_json
 
     async def write_one(rule_id: str, sit_id: str, label: str) -> dict | None:
         rule, sit = domain.rules[rule_id], domain.situations[sit_id]

@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from envs.domain import Domain
-from envs.records import AgentEvent, Event, ToolEvent, UserEvent, Verdict
+from envs.records import AgentEvent, EpisodeId, Event, ToolEvent, UserEvent, Verdict
 from envs.spec.schema import Rule, Situation, Task
 from graders.rules.checks import run_check
 
 
 class Judge(Protocol):
     async def judge_turn(
-        self, situation: Situation, rules: list[Rule], events: list[Event], reply_index: int
+        self, situation: Situation, rules: list[Rule], events: list[Event], reply_index: int, episode: EpisodeId
     ) -> list[Verdict]: ...
 
 
@@ -53,7 +53,9 @@ def with_closing_action(domain: Domain, events: list[Event]) -> list[Event]:
     return [*events, AgentEvent(turn=events[last_user].turn + 1, content=note)]  # as a reply to that turn would be
 
 
-async def judge_episode(domain: Domain, task: Task, events: list[Event], judge: Any | None) -> list[Verdict]:
+async def judge_episode(
+    domain: Domain, task: Task, events: list[Event], judge: Any | None, episode: EpisodeId | None = None
+) -> list[Verdict]:
     verdicts: list[Verdict] = []
     n = len(events)
     events = with_closing_action(domain, events)
@@ -80,5 +82,5 @@ async def judge_episode(domain: Domain, task: Task, events: list[Event], judge: 
                 for r in for_judge
             )
         else:
-            verdicts.extend(await judge.judge_turn(sit, for_judge, events, idx))
+            verdicts.extend(await judge.judge_turn(sit, for_judge, events, idx, episode))
     return verdicts
