@@ -123,6 +123,8 @@ def test_render_blocks_variables_and_errors():
         render("{nope}", {})
     with pytest.raises(SpecError, match="unbalanced"):
         render("{?x} open", {"x": "1"})
+    inline = "One.{?c} Two: {c}.{/c}\nThree."
+    assert render(inline, {"c": ""}) == "One.\nThree." and render(inline, {"c": "x"}) == "One. Two: x.\nThree."
     # Values are not templates: braces in a transcript stay as they are.
     assert render("{a}", {"a": "{b} {?c}"}) == "{b} {?c}"
 

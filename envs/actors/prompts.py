@@ -6,8 +6,9 @@ shipping ``<package_dir>/prompts/<name>.txt``. Two constructs, nothing else:
 * ``{name}`` is replaced by the variable ``name`` (an unknown name is a
   ``SpecError`` naming the file, so a typo in a domain's template fails at once);
   braces that do not enclose a bare identifier (JSON examples) are left alone;
-* ``{?name}...{/name}`` keeps its text only when ``name`` is non-empty (a marker
-  alone on its line takes its line break with it; blocks do not nest).
+* ``{?name}...{/name}`` keeps its text only when ``name`` is non-empty; blocks do
+  not nest. When ``{?name}`` ends its line, both markers take their line breaks
+  with them (a block of whole lines); otherwise the block is inline.
 
 Runs of blank lines the template has once blocks are dropped collapse to one. Every template also
 gets the domain's words (``{user_role}``, ``{agent_role}``, ``{user_name}``,
@@ -27,7 +28,7 @@ from envs.spec.words import DomainWords
 
 TEMPLATES = Path(__file__).resolve().parent / "prompts"
 
-_BLOCK = re.compile(r"\{\?([A-Za-z_]\w*)\}\n?(.*?)\{/\1\}\n?", re.S)
+_BLOCK = re.compile(r"\{\?([A-Za-z_]\w*)\}(\n)?(.*?)\{/\1\}(\n)?", re.S)
 _VAR = re.compile(r"\{([A-Za-z_]\w*)\}")
 
 
@@ -42,7 +43,9 @@ def render(template: str, values: dict[str, Any], where: str = "template") -> st
     def block(m: re.Match) -> str:
         if m.group(1) not in values:
             raise SpecError(f"{where}: unknown variable {m.group(1)!r} in {{?{m.group(1)}}}")
-        return m.group(2) if values[m.group(1)] else ""
+        own_lines = m.group(2) is not None  # "{?x}" ends its line: the markers take their line breaks
+        tail = "" if own_lines else (m.group(4) or "")
+        return (m.group(3) if values[m.group(1)] else "") + tail
 
     def var(m: re.Match) -> str:
         if m.group(1) not in values:
