@@ -3,7 +3,7 @@
 All three roles point at the fake OpenAI server (``tests/fake_llm_server.py``,
 run in its own process so its CPU does not count as the engine's) with a fixed
 latency per call. Episodes of the toy domain (4 LLM calls each) are played
-through the real path (``envs.actors.llm_actors`` -> ``envs.llm.client`` -> HTTP), with the
+through the real path (``envs.actors.llm_agent`` -> ``envs.llm.client`` -> HTTP), with the
 default client (``--client auto``: the lean client for this OpenAI-compatible
 server) unless ``--client litellm`` is given.
 

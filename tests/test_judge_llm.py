@@ -79,7 +79,7 @@ def test_extend_writes_unreviewed_items_for_gaps(server, tmp_path):
 
 def test_llm_judge_assertions_are_answered_by_the_judge(server):
     from envs.run.llm_flags import make_llm_context
-    from envs.actors.llm_actors import make_llm_judge
+    from envs.actors.roles import make_llm_judge
     from envs.actors.roles import RoleConfig
 
     toy = get_domain("toy")

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from envs.domain import get_domain, register_domain
-from envs.actors.llm_actors import parse_action, parse_verdicts, to_action
+from envs.actors.json_actions import parse_action, to_action
+from envs.actors.llm_judge import parse_verdicts
 from envs.records import EpisodeRecord
 from fake_llm_server import FakeLLMServer, Reply, default_agent
 
@@ -577,7 +578,7 @@ from envs.actors.roles import RoleConfig
 from envs.errors import InfraError
 from envs.llm.errors import classify
 from envs.run.llm_flags import make_llm_context
-import envs.actors.llm_actors, envs.llm.preflight, graders.calibrate.gold_writer
+import envs.actors.llm_agent, envs.actors.llm_user, envs.actors.llm_judge, envs.llm.preflight, graders.calibrate.gold_writer
 
 ctx = make_llm_context({"llm": {"max_retries": 0}}, {"user": RoleConfig(spec=sys.argv[1], api_base=sys.argv[2])})
 ep = ctx.endpoint("user")

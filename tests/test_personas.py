@@ -1,14 +1,26 @@
-"""Personas are enumerated from the dimensions with all-pairs coverage, and the file is current."""
+"""Personas, per domain: enumerated from the domain's dimensions with all-pairs coverage, files current."""
 
 from __future__ import annotations
 
 import itertools
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.spec.personas import all_pairs, all_personas, enumerate_personas, load_dimensions, personas_dir
+from envs.domain import get_domain
+from envs.errors import SpecError
+from envs.spec.personas import (
+    all_pairs,
+    all_personas,
+    enumerate_personas,
+    get_persona,
+    load_dimensions,
+    main,
+    persona_domains,
+    personas_dir,
+)
 
 
 def _covered(rows, dims):
@@ -20,13 +32,24 @@ def _covered(rows, dims):
     return True
 
 
-def test_shipped_personas_are_the_enumeration_and_cover_all_pairs():
-    dims = load_dimensions()
+def test_support_and_tutoring_ship_their_own_dimensions():
+    assert {"support", "tutoring"} <= set(persona_domains())
+    support, tutoring = load_dimensions("support"), load_dimensions("tutoring")
+    assert {"temperament", "tech_savvy", "age_group"} <= set(support)
+    assert {"grade", "confidence", "attitude", "shows_work", "verbosity"} <= set(tutoring)
+    # A student's personas say nothing of orders or bank statements.
+    for p in all_personas("tutoring"):
+        assert not any(w in p.style.lower() for w in ("order", "bank", "customer", "refund")), p
+
+
+@pytest.mark.parametrize("domain", ["support", "tutoring"])
+def test_shipped_personas_are_the_enumeration_and_cover_all_pairs(domain):
+    dims = load_dimensions(domain)
     assert len(dims) >= 5
     expected = enumerate_personas(dims)
-    shipped = all_personas()
+    shipped = all_personas(domain)
     assert [p.model_dump() for p in shipped] == [p.model_dump() for p in expected], (
-        "personas/personas.yaml is stale: run python -m envs.spec.personas --write"
+        f"personas/{domain}/personas.yaml is stale: run python -m envs.spec.personas --write --domain {domain}"
     )
     assert _covered([p.dimensions for p in shipped], {k: list(v) for k, v in dims.items()})
     # far fewer personas than the full product
@@ -34,6 +57,39 @@ def test_shipped_personas_are_the_enumeration_and_cover_all_pairs():
     for v in dims.values():
         full *= len(v)
     assert len(shipped) < full / 10
+
+
+def test_support_personas_kept_their_ids_and_values():
+    p = get_persona("p03", "support")
+    assert p.dimensions == {
+        "temperament": "calm", "verbosity": "terse", "clarity": "precise",
+        "tech_savvy": "high", "memory": "reliable", "age_group": "senior",
+    }
+    assert [q.id for q in all_personas("support")] == [f"p{i:02d}" for i in range(1, 13)]
+
+
+@pytest.mark.parametrize("domain", ["support", "tutoring"])
+def test_every_task_persona_is_one_of_its_domains(domain):
+    d = get_domain(domain)
+    for task in d.tasks.values():
+        assert isinstance(task.persona, str)
+        persona = d.persona(task)
+        assert persona is not None and persona.dimensions.keys() == load_dimensions(domain).keys()
+
+
+def test_unknown_persona_names_the_domain_and_the_known_ids():
+    with pytest.raises(SpecError, match="domain tutoring has no persona 'p99'.*p01"):
+        get_persona("p99", "tutoring")
+    with pytest.raises(SpecError, match="no personas/nodomain/personas.yaml"):
+        get_persona("p01", "nodomain")
+
+
+def test_cli_prints_one_domain_and_fails_cleanly_on_an_unknown_one(capsys):
+    assert main(["--domain", "tutoring"]) == 0
+    out = capsys.readouterr().out
+    assert "--domain tutoring" in out and "grade:" in out and "temperament: calm" in out
+    assert main(["--domain", "nodomain"]) == 2
+    assert "error:" in capsys.readouterr().out
 
 
 @settings(max_examples=40, deadline=None)
@@ -46,6 +102,7 @@ def test_all_pairs_covers_every_pair(sizes):
     assert len(rows) >= a * b
 
 
-def test_generated_file_is_valid_yaml():
-    data = yaml.safe_load((personas_dir() / "personas.yaml").read_text())
-    assert {p["id"] for p in data["personas"]} == {p.id for p in all_personas()}
+@pytest.mark.parametrize("domain", ["support", "tutoring"])
+def test_generated_file_is_valid_yaml(domain):
+    data = yaml.safe_load((personas_dir(domain) / "personas.yaml").read_text())
+    assert {p["id"] for p in data["personas"]} == {p.id for p in all_personas(domain)}

@@ -103,7 +103,7 @@ def test_tasks_load_and_goals_replay(domain):
     for tid, task in tasks.items():
         assert task.domain == "support"
         personas.add(task.persona)
-        get_persona(task.persona)
+        get_persona(task.persona, "support")
         goal, touched, problems = domain.goal(task)
         assert problems == [], f"{tid}: expected actions failed: {problems}"
         for a in task.expected_actions:

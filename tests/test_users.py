@@ -8,6 +8,8 @@ import random
 from envs.actors.protocols import UserTurn
 from envs.spec.schema import Persona, Scenario, Situation, ScriptedLines, Task
 from envs.actors.scripted_user import ScriptedUser
+from envs.domain import get_domain
+from envs.spec.words import DomainWords
 
 
 def _task(**sc) -> Task:
@@ -16,7 +18,7 @@ def _task(**sc) -> Task:
     return Task(id="t", domain="toy", scenario=Scenario(**base))
 
 
-def _turn(task, msg, calls=None, situation=None, persona=None):
+def _turn(task, msg, calls=None, situation=None, persona=None, words=None):
     def call_tool(name, args):
         (calls if calls is not None else []).append((name, args))
         return "RESULT"
@@ -24,6 +26,7 @@ def _turn(task, msg, calls=None, situation=None, persona=None):
     return UserTurn(
         task=task, persona=persona, situation=situation, situation_id=situation.id if situation else None,
         agent_message=msg, events=[], turn=1, rng=random.Random(0), call_tool=call_tool,
+        **({"words": words} if words is not None else {}),
     )
 
 
@@ -78,10 +81,34 @@ def test_mind_change_and_refusals():
 
 
 def test_persona_register_shapes_the_opening():
+    """The lines come from the domain's words, picked by the persona's dimension values."""
+    support = get_domain("support").words
     hostile = Persona(id="x", dimensions={"temperament": "hostile", "verbosity": "chatty"})
     calm = Persona(id="y", dimensions={"temperament": "calm", "age_group": "senior"})
-    task = _task()
-    a = say(ScriptedUser(), task, None, persona=hostile).content
-    b = say(ScriptedUser(), task, None, persona=calm).content
+    terse = Persona(id="z", dimensions={"temperament": "impatient", "verbosity": "terse"})
+    task = _task(request="Please fix my thing.")
+    a = say(ScriptedUser(), task, None, persona=hostile, words=support).content
+    b = say(ScriptedUser(), task, None, persona=calm, words=support).content
+    c = say(ScriptedUser(), task, None, persona=terse, words=support).content
     assert a.startswith("Unbelievable.") and "customer for years" in a
     assert b.startswith("Good afternoon.")
+    assert c == "Look, fix my thing. It is order A001."
+    # Without a domain's words the user is neutral: no greeting, no aside, nothing dropped.
+    assert say(ScriptedUser(), task, None, persona=hostile).content == "Please fix my thing. It is order A001."
+
+
+def test_scripted_lines_follow_the_domain_words():
+    """Another domain's words give another register, and the closing is the domain's."""
+    tutoring = get_domain("tutoring").words
+    hostile = Persona(id="x", dimensions={"temperament": "hostile", "verbosity": "chatty"})
+    task = _task(done_when=["well done"])
+    u = ScriptedUser()
+    opening = say(u, task, None, persona=hostile, words=tutoring).content
+    assert opening.startswith("Ugh.") and "customer" not in opening and tutoring.scripted.opening_aside[0].say in opening
+    r = say(u, task, "Well done, that is right.", persona=hostile, words=tutoring)
+    assert r.stop and "Finally. Bye." in r.content
+    custom = DomainWords(scripted={"closing_default": "Cheers.", "what_now": "And then?"})
+    u = ScriptedUser()
+    say(u, task, None, words=custom)
+    assert say(u, task, "Let me see.", words=custom).content == "And then?"
+    assert "Cheers." in say(u, task, "Well done.", words=custom).content

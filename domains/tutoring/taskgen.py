@@ -1,6 +1,6 @@
 """Tasks built from a problem: for GSM8K-format files (``--problems FILE``).
 
-One task per problem: a default student persona, the problem's common error
+One task per problem: one of the student personas (personas/tutoring), the problem's common error
 as the student's misconception (when the file's worked answer gives one),
 what the student tried as a hidden fact, and a mix of situations. The goal
 is the policy's outcome: misconception logged, the student's own correct
@@ -136,8 +136,10 @@ def build_task(
 
 
 def tasks_for_problems(problems: Sequence[Problem], domain: str) -> list[Task]:
-    """One task per problem (GSM8K mode): persona and situations rotate deterministically."""
-    personas = [f"p{i:02d}" for i in range(1, 13)]
+    """One task per problem (GSM8K mode): the domain's personas and the situations rotate deterministically."""
+    from envs.spec.personas import all_personas
+
+    personas = [p.id for p in all_personas(domain)]
     rot = ["gets_confused", "asks_explanation", "ambiguous_answer", "goes_off_tangent"]
     out = []
     for i, p in enumerate(problems):

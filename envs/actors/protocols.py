@@ -13,21 +13,30 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 from envs.records import AgentAction, AgentEvent, EpisodeId, Event, ToolEvent, Usage, UserEvent, Verdict
 from envs.spec.schema import Persona, Rule, Situation, Task
+from envs.spec.words import DomainWords
 
 
 @dataclass
 class AgentView:
-    """What the agent may see: the policy, its tool schemas, and the transcript.
+    """What the agent may see: the policy, its tool schemas, the transcript, and which episode it is.
 
     The transcript is filtered: user-tool events are the user's private business.
+    ``episode`` is the episode's id; ``task_id``, ``seed`` and ``repeat`` mirror it
+    (a view built from those three alone gets the id they make).
     """
 
     policy: str
     tools: list[dict]
     events: list[Event]
-    task_id: str
-    seed: int
+    task_id: str = ""
+    seed: int = 0
     repeat: int = 0
+    episode: EpisodeId | None = None
+
+    def __post_init__(self) -> None:
+        if self.episode is None:
+            self.episode = EpisodeId(task_id=self.task_id, repeat=self.repeat, seed=self.seed)
+        self.task_id, self.seed, self.repeat = self.episode.task_id, self.episode.seed, self.episode.repeat
 
     def last_user_message(self) -> str:
         for e in reversed(self.events):
@@ -62,7 +71,12 @@ class Agent(Protocol):
 
 @dataclass
 class UserTurn:
-    """What the user simulator gets each time it must speak."""
+    """What the user simulator gets each time it must speak.
+
+    ``episode`` is the episode's id (``seed`` and ``repeat`` mirror it; a turn built
+    with a seed alone gets the id it makes, one built with neither has none).
+    ``words`` are the domain's (the scripted user's lines come from them).
+    """
 
     task: Task
     persona: Persona | None
@@ -76,6 +90,14 @@ class UserTurn:
     user_tool_schemas: list[dict] = field(default_factory=list)
     seed: int | None = None  # the episode's seed (passed to providers that take one)
     repeat: int | None = None
+    episode: EpisodeId | None = None
+    words: DomainWords = field(default_factory=DomainWords)
+
+    def __post_init__(self) -> None:
+        if self.episode is None and self.seed is not None:
+            self.episode = EpisodeId(task_id=self.task.id, repeat=self.repeat or 0, seed=self.seed)
+        if self.episode is not None:
+            self.seed, self.repeat = self.episode.seed, self.episode.repeat
 
 
 @dataclass

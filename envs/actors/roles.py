@@ -3,7 +3,8 @@
 A role spec is ``scripted`` / ``scripted:VARIANT`` (offline), ``human`` (the
 user only), or any litellm model string (handled by the LLM layer). Each
 episode gets fresh actor instances, so scripted actors may keep state and
-token accounting is per episode.
+token accounting is per episode. LLM actors get the domain's prompts (its
+words and any template it overrides; ``envs.actors.prompts``).
 """
 
 from __future__ import annotations
@@ -44,8 +45,6 @@ def agent_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> 
         return domain.scripted_agents[variant]
     if role.spec == "human":
         raise SpecError("--agent: 'human' is only available for the user role")
-    from envs.actors.llm_actors import make_llm_agent
-
     return make_llm_agent(domain, role, llm_context)
 
 
@@ -63,8 +62,6 @@ def user_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> C
         return ScriptedUser
     if role.spec == "human":
         return HumanUser
-    from envs.actors.llm_actors import make_llm_user
-
     return make_llm_user(domain, role, llm_context)
 
 
@@ -73,6 +70,43 @@ def judge_factory(domain: Domain, role: RoleConfig | None, llm_context: Any = No
         return None
     if role.is_scripted:
         raise SpecError("--judge: there is no scripted judge; deterministic rule checks always run")
-    from envs.actors.llm_actors import make_llm_judge
-
     return make_llm_judge(domain, role, llm_context)
+
+
+# --- the LLM actors (one factory per role; each call builds a fresh actor) -----------------------
+
+
+def _context(llm_context: Any) -> Any:
+    from envs.llm.context import LLMContext
+
+    if not isinstance(llm_context, LLMContext):
+        raise TypeError("LLM roles need an LLMContext (envs.run.llm_flags.make_llm_context)")
+    return llm_context
+
+
+def make_llm_agent(domain: Domain, role: RoleConfig, llm_context: Any) -> Callable[[], Any]:
+    from envs.actors.llm_agent import LLMAgent
+    from envs.actors.prompts import Prompts
+
+    ctx = _context(llm_context)
+    ep, prompts = ctx.endpoint("agent"), Prompts.for_domain(domain)
+    return lambda: LLMAgent(ctx.client, ep, prompts)
+
+
+def make_llm_user(domain: Domain, role: RoleConfig, llm_context: Any) -> Callable[[], Any]:
+    from envs.actors.llm_user import LLMUser
+    from envs.actors.prompts import Prompts
+
+    ctx = _context(llm_context)
+    ep, prompts = ctx.endpoint("user"), Prompts.for_domain(domain)
+    mutating = {name for name, t in domain.agent_tools.tools.items() if getattr(t, "mutates", False)}
+    return lambda: LLMUser(ctx.client, ep, mutating, prompts)
+
+
+def make_llm_judge(domain: Domain, role: RoleConfig | None, llm_context: Any) -> Callable[[], Any]:
+    from envs.actors.llm_judge import LLMJudge
+    from envs.actors.prompts import Prompts
+
+    ctx = _context(llm_context)
+    ep, prompts = ctx.endpoint("judge"), Prompts.for_domain(domain)
+    return lambda: LLMJudge(ctx.client, ep, prompts)

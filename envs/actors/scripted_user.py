@@ -1,6 +1,10 @@
-"""Offline user simulators: the scripted user and a human at the terminal.
+"""The generic scripted user: an offline, deterministic simulated user for any domain.
 
-``ScriptedUser`` is deterministic given (persona, scenario, seed). Each turn it
+``ScriptedUser`` is deterministic given (persona, scenario, seed). Its lines
+come from the domain's words (``UserTurn.words.scripted``, see
+``envs.spec.words``): the greeting, the chatty aside, the closing and the
+words a terse persona drops are picked by the persona's dimension values. Each
+turn it
 
 1. speaks in the drawn situation (its scripted prefix/suffix lines) and the
    persona's register;
@@ -8,8 +12,7 @@
    listens for;
 3. reveals a hidden fact only once the agent's message asks for it (any of
    the fact's ``asked_by`` words);
-4. calls a user tool (check the doorstep, the bank statement...) when the
-   agent asks it to, and reports what it saw;
+4. calls a user tool when the agent asks it to, and reports what it saw;
 5. answers a confirmation question ("shall I...?") with yes (or no, if the
    scenario says so), which leaves a change *pending*;
 6. stops once an agent message contains one of the scenario's ``done_when``
@@ -23,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
+from envs.spec.words import ScriptedWords
 
 CONFIRM = re.compile(
     r"\b(shall i|should i|would you like me to|do you want me to|can you confirm|please confirm|"
@@ -30,14 +34,6 @@ CONFIRM = re.compile(
     re.I,
 )
 REFUSAL = re.compile(r"\b(can(?:no|')t|unable to|not able to|won't be able|not eligible|isn't eligible)\b", re.I)
-
-GREETING = {"calm": "Hi.", "impatient": "Look,", "hostile": "Unbelievable."}
-THANKS = {
-    ("calm", "senior"): "Thank you kindly, that is all I needed.",
-    ("calm", None): "Thanks, that's everything.",
-    ("impatient", None): "Fine. That's all.",
-    ("hostile", None): "About time. Bye.",
-}
 
 
 def _has_any(text: str, words: list[str]) -> bool:
@@ -60,6 +56,7 @@ class ScriptedUser:
 
     async def reply(self, turn: UserTurn) -> UserReply:
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
+        say = turn.words.scripted
         sc = turn.task.scenario
         lines = turn.situation.scripted if turn.situation else None
         prefix = turn.rng.choice(lines.prefix) if lines and lines.prefix else ""
@@ -69,9 +66,10 @@ class ScriptedUser:
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
             body = " ".join([sc.request, *facts])
-            if dims.get("verbosity") == "chatty":
-                body += " I've been a customer for years, so this is really not what I expected."
-            return UserReply(self._compose(dims, prefix, body, suffix, opening=True))
+            aside = say.pick(say.opening_aside, dims)
+            if aside:
+                body += " " + aside
+            return UserReply(self._compose(say, dims, prefix, body, suffix, opening=True))
 
         msg = turn.agent_message
         parts: list[str] = []
@@ -79,7 +77,7 @@ class ScriptedUser:
         if sc.mind_change and not self.mind_changed and _has_any(msg, sc.mind_change.when_asked):
             self.mind_changed = True
             self.pending = False
-            return UserReply(self._compose(dims, prefix, sc.mind_change.say, suffix))
+            return UserReply(self._compose(say, dims, prefix, sc.mind_change.say, suffix))
 
         for hf in sc.hidden_facts:
             if hf.id not in self.revealed and _has_any(msg, hf.asked_by):
@@ -98,40 +96,35 @@ class ScriptedUser:
         is_confirm = bool(CONFIRM.search(msg))
         if is_confirm:
             if sc.accepts:
-                parts.append("Yes, please go ahead.")
+                parts.append(say.accept)
                 self.pending = True
             else:
-                parts.append("No, please don't do that.")
+                parts.append(say.decline)
         elif sc.done_when and _has_any(msg, sc.done_when):
             self.pending = False
-            closing = THANKS.get((dims.get("temperament"), dims.get("age_group"))) or THANKS.get(
-                (dims.get("temperament", "calm"), None), "Thanks, that's everything."
-            )
-            text = " ".join(parts + [closing])
+            text = " ".join(parts + [say.pick(say.closing, dims, say.closing_default)])
             return UserReply(f"{text} {STOP_TOKEN}", stop=True)
         elif REFUSAL.search(msg) and not parts:
             self.refusals += 1
             if self.refusals >= 2 and not self.pending:
-                return UserReply(f"Then there's nothing more to say. {STOP_TOKEN}", stop=True)
-            parts.append("Are you sure? Please check again.")
+                return UserReply(f"{say.give_up} {STOP_TOKEN}", stop=True)
+            parts.append(say.doubt)
 
         progressed = bool(parts)
         if not parts:
             if "?" in msg:
-                parts.append("I'm not sure what else you need from me. " + sc.request)
+                parts.append(f"{say.unsure} {sc.request}")
             else:
-                parts.append("Okay. What happens now?")
+                parts.append(say.what_now)
         self.idle_turns = 0 if progressed else self.idle_turns + 1
         if self.idle_turns >= 4 and not self.pending:
-            return UserReply(f"This is going nowhere. {STOP_TOKEN}", stop=True)
-        return UserReply(self._compose(dims, prefix, " ".join(parts), suffix))
+            return UserReply(f"{say.stuck} {STOP_TOKEN}", stop=True)
+        return UserReply(self._compose(say, dims, prefix, " ".join(parts), suffix))
 
     @staticmethod
-    def _compose(dims: dict[str, str], prefix: str, body: str, suffix: str, opening: bool = False) -> str:
-        greet = GREETING.get(dims.get("temperament", ""), "") if opening else ""
-        if opening and dims.get("age_group") == "senior" and dims.get("temperament") == "calm":
-            greet = "Good afternoon."
+    def _compose(say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str, opening: bool = False) -> str:
+        greet = say.pick(say.greeting, dims) if opening else ""
         text = " ".join(x for x in (greet, prefix, body, suffix) if x)
-        if dims.get("verbosity") == "terse":
-            text = text.replace("Please ", "").replace("please ", "")
+        for word in say.omitted(dims):
+            text = text.replace(word, "")
         return text

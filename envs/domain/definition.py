@@ -31,6 +31,7 @@ from sqlalchemy.orm import DeclarativeBase, Session
 
 from envs.errors import SpecError
 from envs.spec.schema import Persona, Rule, Situation, Task, load_list, load_one, policy_headings
+from envs.spec.words import DomainWords, load_words
 from envs.domain.tools import ToolSet
 
 if TYPE_CHECKING:
@@ -103,6 +104,8 @@ class Domain:
     outputs_mode: str = "normalised"
     # Where the task YAML files are; default: <data root>/tasks/<name>.
     tasks_path: Path | None = None
+    # The domain's role words and scripted lines; default: <package_dir>/words.yaml, else neutral.
+    words: DomainWords | None = None
     # This definition's lazily computed states (set in __post_init__; never shared by a copy).
     cache: DomainCache = field(init=False, repr=False, default=None)  # type: ignore[assignment]
 
@@ -112,6 +115,8 @@ class Domain:
             opts = parse_options(self.options_model, dict(opts or {}), self.name)
         object.__setattr__(self, "options", opts)
         object.__setattr__(self, "cache", DomainCache())
+        if self.words is None:
+            object.__setattr__(self, "words", load_words(self.package_dir))
 
     # -- configuration --------------------------------------------------------
 
@@ -246,4 +251,4 @@ class Domain:
 
         if task.persona is None or isinstance(task.persona, Persona):
             return task.persona
-        return get_persona(task.persona)
+        return get_persona(task.persona, self.name)

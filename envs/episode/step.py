@@ -21,6 +21,7 @@ from envs.records import (
     AgentAction,
     AgentEvent,
     ErrorEvent,
+    EpisodeId,
     Event,
     Grade,
     ToolEvent,
@@ -118,8 +119,8 @@ class Episode:
             rng=self.rng,
             call_tool=self._call_user_tool,
             user_tool_schemas=self.domain.user_tools.schemas(),
-            seed=self.seed,
-            repeat=self.repeat,
+            episode=EpisodeId(task_id=self.task.id, repeat=self.repeat, seed=self.seed),
+            words=self.domain.words,
         )
         reply = await self.user.reply(turn)
         stop = reply.stop or STOP_TOKEN in reply.content
@@ -142,9 +143,7 @@ class Episode:
             policy=self.domain.policy,
             tools=self.domain.agent_tools.schemas(),
             events=visible_to_agent(self.events),
-            task_id=self.task.id,
-            seed=self.seed,
-            repeat=self.repeat,
+            episode=EpisodeId(task_id=self.task.id, repeat=self.repeat, seed=self.seed),
         )
 
     async def step(self, action: AgentAction) -> StepResult:

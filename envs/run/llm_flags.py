@@ -76,7 +76,7 @@ def make_llm_context(cfg: dict, roles: dict[str, Any]) -> LLMContext:
 
 def make_calibration_judge(domain: Any, args: argparse.Namespace) -> Any:
     """An ``LLMJudge`` for ``python -m graders.calibrate`` (checked before any item is judged)."""
-    from envs.actors.llm_actors import make_llm_judge
+    from envs.actors.roles import make_llm_judge
     from envs.actors.roles import RoleConfig
 
     role = RoleConfig(

@@ -76,7 +76,7 @@ def transfer_to_human(db: Session, summary: str) -> str:
 
 @tool(side="user")
 def check_balance_app(db: Session, account_id: str) -> str:
-    """What the customer's app shows."""
+    """What the account holder's banking app shows."""
     acc = db.get(Account, account_id)
     return f"balance {acc.balance}" if acc else "no such account"
 
