@@ -52,3 +52,45 @@ def test_only_one_module_imports_litellm():
         assert "litellm" not in _imports_of(ast.parse(src)), src
 
     assert _modules_importing("litellm", "envs", "graders", "domains") == ["envs/llm/backends/litellm_backend.py"]
+
+
+def _full_imports_of(tree: ast.AST) -> set[str]:
+    """Full dotted module names a module imports (``import a.b`` -> a.b; ``from a.b import c`` -> a.b and a.b.c)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def _sources(*dirs: str):
+    for d in dirs:
+        for path in sorted((ROOT / d).rglob("*.py")):
+            yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+
+
+def test_the_engine_imports_no_domain_by_name():
+    """envs/ finds domains through the registry (the ``domains`` package is walked, never named)."""
+    bad = [
+        f"{name}: {mod}"
+        for name, src in _sources("envs", "graders")
+        for mod in _full_imports_of(ast.parse(src))
+        if mod.startswith("domains.") or mod.startswith("tests.")
+    ]
+    assert not bad, bad
+    # and the scanner sees such an import
+    assert "domains.support" in _full_imports_of(ast.parse("def f():\n    from domains.support import checks"))
+
+
+def test_no_long_module_without_a_reason():
+    """A module over 400 lines says in its docstring why it is long (the word 'long' in a line of it)."""
+    long_ = []
+    for name, src in _sources("envs", "graders", "domains", "benchmarks"):
+        if src.count("\n") > 400:
+            doc = ast.get_docstring(ast.parse(src)) or ""
+            if "long" not in doc.lower():
+                long_.append(f"{name}: {src.count(chr(10))} lines")
+    assert not long_, long_
