@@ -67,6 +67,9 @@ class EpisodeId(Record):
     """Which repeat of the task (0-based)."""
     seed: int = 0
     """The episode's seed (derived from the run seed, the task and the repeat)."""
+    agent_seed: int | None = None
+    """The seed sent to the agent's model, when it must differ from ``seed`` (grouped rollouts that
+    share one user seed but want distinct agent samples); None: ``seed``."""
 
     def __str__(self) -> str:
         return f"{self.task_id}#{self.repeat}"

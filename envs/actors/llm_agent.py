@@ -71,7 +71,7 @@ class LLMAgent:
             self.messages(view),
             tools=None if json_mode else (view.tools or None),
             response_format=response_format_for(action_schema(view.tools), "agent_action") if json_mode else None,
-            seed=view.episode.seed,
+            seed=view.episode.seed if view.episode.agent_seed is None else view.episode.agent_seed,
             repeat=view.episode.repeat,
             usage=self.usage,
         )

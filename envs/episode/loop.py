@@ -24,6 +24,7 @@ async def run_episode(
     repeat: int = 0,
     judge: Judge | None = None,
     state: EpisodeState | None = None,
+    agent_seed: int | None = None,
 ) -> EpisodeRecord:
     """Play one episode to the end and grade it. Never raises for an actor's failure:
     infrastructure errors come back as a record with ``status="error"``. Raises SpecError
@@ -39,7 +40,7 @@ async def run_episode(
         actors={"agent": getattr(agent, "name", "?"), "user": getattr(user, "name", "?")},
         started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
-    ep = Episode(domain, task, user, seed, repeat, state=state)
+    ep = Episode(domain, task, user, seed, repeat, state=state, agent_seed=agent_seed)
     try:
         await ep.start()
         while not ep.done:

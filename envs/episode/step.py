@@ -71,6 +71,8 @@ class Episode:
     seed: int
     repeat: int = 0
     state: EpisodeState | None = None
+    # The seed sent to the agent's model when it must differ from ``seed`` (see EpisodeId.agent_seed).
+    agent_seed: int | None = None
     events: list[Event] = field(default_factory=list)
     turn: int = 0
     steps_this_turn: int = 0
@@ -143,7 +145,7 @@ class Episode:
             policy=self.domain.policy,
             tools=self.domain.agent_tools.schemas(),
             events=visible_to_agent(self.events),
-            episode=EpisodeId(task_id=self.task.id, repeat=self.repeat, seed=self.seed),
+            episode=EpisodeId(task_id=self.task.id, repeat=self.repeat, seed=self.seed, agent_seed=self.agent_seed),
         )
 
     async def step(self, action: AgentAction) -> StepResult:
