@@ -126,6 +126,8 @@ class FakeLLMServer:
         self.times: list[float] = []  # arrival time of each chat request (time.monotonic)
         self.auth: list[str | None] = []  # the Authorization header of each chat request
         self.model_requests: int = 0
+        self.in_flight = 0  # chat requests being answered now, and the most at once
+        self.peak_in_flight = 0
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self.behaviours: dict[str, Callable[[dict], Reply]] = {}
         self._lock = threading.Lock()
@@ -148,6 +150,7 @@ class FakeLLMServer:
             self._queues.clear()
             self.behaviours.clear()
             self.model_requests = 0
+            self.peak_in_flight = 0
             self.latency = 0.0
 
     def completions(self, model: str | None = None) -> list[dict]:
@@ -178,6 +181,16 @@ class FakeLLMServer:
     # -- HTTP ----------------------------------------------------------------------
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            return await self._answer(request)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         with self._lock:
             self.requests.append(body)

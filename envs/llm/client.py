@@ -120,6 +120,9 @@ class LLMClient:
         self._sems: dict[tuple[int, str, str | None], tuple[asyncio.AbstractEventLoop, asyncio.Semaphore]] = {}
         self._http = OpenAIHTTP()
         self.http_calls = 0  # requests actually sent (for tests and benchmarks)
+        # A limit shared by several processes (the Ray backend's cluster-wide limiter): an object whose
+        # ``slot(key)`` is an async context manager; None: the per-process semaphores below.
+        self.limiter: Any = None
 
     def ready(self, ep: Endpoint) -> Endpoint:
         """Start a ``local:`` model's server if needed (once per model per process)."""
@@ -190,7 +193,7 @@ class LLMClient:
         async def one_attempt() -> Any:
             nonlocal attempts
             attempts += 1
-            async with self._sem(ep):
+            async with self._sem(ep) if self.limiter is None else self.limiter.slot(f"{ep.model}|{ep.api_base}"):
                 self.http_calls += 1
                 try:
                     if ep.direct:  # aiohttp enforces the timeout itself

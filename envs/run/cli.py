@@ -56,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=None,
         help="processes playing episodes in parallel (default 1); for LLM runs whose client CPU saturates one core",
     )
+    ap.add_argument(
+        "--backend", choices=("local", "ray"), default="local",
+        help="local (default): this process (and --workers processes); ray: long-lived Ray workers (--workers of them, default 2)",
+    )
+    ap.add_argument("--ray-address", default=None, metavar="auto|ray://HOST:PORT",
+                    help="the Ray cluster to join (default: start a local Ray instance)")
     # Internal: a worker process reads its episodes from stdin and writes records to stdout.
     ap.add_argument("--worker-stdin", action="store_true", help=argparse.SUPPRESS)
     try:
@@ -265,7 +271,15 @@ def _main(args: argparse.Namespace, console) -> int:
             counts["errors"] += int(rec.status == "error")
             progress.update(bar, advance=1, **counts)
 
-        if workers > 1:
+        if args.backend == "ray":
+            from envs.run.ray_backend import play_on_ray
+
+            n = args.workers or 2
+            facts = play_on_ray(cfg, plan, store, tick, address=args.ray_address, workers=n,
+                                per_worker=max(1, -(-concurrency // n)), model_concurrency=cfg.llm.get("model_concurrency"))
+            if facts["workers_lost"]:
+                console.print(f"[yellow]ray:[/yellow] {facts['workers_lost']} worker(s) lost; their episodes were played elsewhere")
+        elif workers > 1:
             asyncio.run(_play_in_workers(run_dir, plan, workers, concurrency, store, tick, console))
         else:
             asyncio.run(_play(domain, plan, factories, store, concurrency, tick))
