@@ -207,6 +207,8 @@ class EpisodeRecord(Record):
     actors: dict[str, str] = Field(default_factory=dict)
     timings: dict[str, float] = Field(default_factory=dict)
     started_at: str | None = None
+    # The turn at which the database first matched the goal state; None: never, or not measured.
+    goal_met_turn: int | None = None
 
 
 # -- the run summary (summary.json) -------------------------------------------------
@@ -268,6 +270,8 @@ class TaskSummary(SummaryPart):
     """How the episodes ended (user_stop, transfer, max_turns, ...) and how often."""
     first_failure: FirstFailure | None = Field(default=None, exclude_if=_none)
     """The first failed trial; absent when every trial succeeded."""
+    causes: dict[str, int] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """Who caused its failed or errored trials (graders.causes), and how often; absent when none failed."""
 
 
 class RuleCell(SummaryPart):
@@ -374,3 +378,56 @@ class RunSummary(SummaryPart):
     """Rules with no check and no judge model, and on how many turns."""
     calibration: CalibrationInfo | None = None
     """With --calibration: which calibration corrected ``rules``."""
+    simulator: "SimulatorReport | None" = None
+    """The simulated user's fidelity flags and the cause of each failure (graders.simulator, graders.causes)."""
+    pass_hat_k_agent_only: dict[str, float] = Field(default_factory=dict)
+    """A second figure, not the score: pass^k leaving out trials whose failure the agent did not
+    cause (simulator, task, environment, infrastructure); ``pass_hat_k`` is the honest one."""
+
+
+class SimulatorFlagSummary(SummaryPart):
+    """One simulator fidelity flag over the run (graders.simulator)."""
+
+    count: int = 0
+    """Times it fired, over all episodes."""
+    episodes: list[str] = Field(default_factory=list)
+    """The episodes it fired in ("task#repeat")."""
+    measured: int = 0
+    """Episodes it could be measured on (the denominator of ``share``)."""
+    share: float | None = None
+    """len(episodes) / measured; None when nothing was measured."""
+
+
+class EpisodeCause(SummaryPart):
+    """Who caused one failed or errored episode, and why we think so."""
+
+    episode_id: str
+    """The episode ("task#repeat")."""
+    cause: str
+    """agent, user_simulator, task, environment, infrastructure or unknown."""
+    source: str = "rules"
+    """rules (deterministic) or reviewer (an LLM's review, with --reviewer)."""
+    strength: str = "strong"
+    """strong or weak: how directly the evidence names the cause."""
+    evidence: list[str] = Field(default_factory=list)
+    """What shows it, one line each, with turns."""
+    simulator_flags: list[str] = Field(default_factory=list)
+    """Simulator flags that fired in the episode (whether or not they caused the failure)."""
+
+
+class SimulatorReport(SummaryPart):
+    """The simulated user's measured fidelity and who caused each failure."""
+
+    flags: dict[str, SimulatorFlagSummary] = Field(default_factory=dict)
+    """Per flag: count, episodes, share."""
+    flagged_failures: list[str] = Field(default_factory=list)
+    """Failed or errored episodes in which a simulator flag fired: not plainly the agent's fault."""
+    causes: dict[str, int] = Field(default_factory=dict)
+    """Failed or errored episodes per cause."""
+    episodes: list[EpisodeCause] = Field(default_factory=list)
+    """Each failed or errored episode's cause with its evidence."""
+    reviewer: str | None = None
+    """The --reviewer model whose verdicts are in ``episodes`` (source: reviewer)."""
+
+
+RunSummary.model_rebuild()

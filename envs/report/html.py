@@ -87,6 +87,33 @@ def _rules_table(s: RunSummary) -> str:
     return "".join(rows)
 
 
+def _simulator_html(s: RunSummary) -> str:
+    """The simulator block: a row per flag, the causes, agent-only pass^k (a second figure)."""
+    sim = s.simulator
+    if sim is None:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(n)}</td><td>{f.count}</td><td>{len(f.episodes)}/{f.measured}</td>"
+        f"<td>{html.escape(', '.join(f.episodes[:8]) + (' ...' if len(f.episodes) > 8 else ''))}</td></tr>"
+        for n, f in sim.flags.items()
+    )
+    causes = ", ".join(f"{html.escape(k)}: {v}" for k, v in sorted(sim.causes.items())) or "no failures"
+    eps = "".join(
+        f"<tr><td>{html.escape(c.episode_id)}</td><td>{html.escape(c.cause)}</td><td>{html.escape(c.source)}</td>"
+        f"<td>{html.escape('; '.join(c.evidence[:2]))}</td></tr>"
+        for c in sim.episodes[:60]
+    )
+    agent_only = " ".join(f"k={k}: {v:.3f}" for k, v in s.pass_hat_k_agent_only.items())
+    return (
+        "<h2>Simulated user fidelity and causes of failure</h2>"
+        f"<table><tr><th>flag</th><th>times</th><th>episodes/measured</th><th>episodes</th></tr>{rows}</table>"
+        f"<p>Causes: {causes}. Failed with simulator flags: {len(sim.flagged_failures)}."
+        f"{' Reviewer: ' + html.escape(sim.reviewer) + '.' if sim.reviewer else ''}</p>"
+        f"<p>pass^k counting only agent-caused failures (a second figure, not the score): {agent_only or '-'}</p>"
+        f"<table><tr><th>episode</th><th>cause</th><th>source</th><th>evidence</th></tr>{eps}</table>"
+    )
+
+
 def render(summary: RunSummary) -> str:
     """The report page for ``summary``, as one self-contained HTML string."""
     s = summary
@@ -107,6 +134,7 @@ agent errors {s.agent_errors}.</p>
 <h2>pass^k</h2><p>Dark: all trials (errors count as failures), with 95% bootstrap interval over tasks. Light: clean trials only.</p>
 {_pass_k_svg(s)}
 <h2>Rule compliance by situation</h2>{_rules_table(s)}
+{_simulator_html(s)}
 <h2>Tasks</h2><table><tr><th>task</th><th>solved</th><th>errors</th><th>ended by</th></tr>{per_task}</table>
 </body></html>"""
 

@@ -30,9 +30,15 @@ from graders.statistics import bootstrap_pass_hat_k, wilson
 
 
 def summarize(
-    records: Iterable[EpisodeRecord], config: RunConfig | dict[str, Any], wall_s: float | None = None, domain: Any = None
+    records: Iterable[EpisodeRecord],
+    config: RunConfig | dict[str, Any],
+    wall_s: float | None = None,
+    domain: Any = None,
+    reviews: dict | None = None,
+    reviewer: str | None = None,
 ) -> RunSummary:
-    """The summary of ``records`` (one per (task, repeat)); ``domain`` adds every rule x situation pair to coverage."""
+    """The summary of ``records`` (one per (task, repeat)); ``domain`` adds every rule x situation pair to coverage
+    and lets the simulator block (``envs.report.fidelity``) read the tasks; ``reviews`` are a --reviewer's causes."""
     cfg = config if isinstance(config, RunConfig) else RunConfig.model_validate(config)
     recs = sorted(records, key=lambda r: (r.task_id, r.repeat))
     by_task: dict[str, list[EpisodeRecord]] = defaultdict(list)
@@ -77,6 +83,12 @@ def summarize(
             else:
                 acc.cost += u.cost
 
+    from envs.report.fidelity import simulator_report
+
+    simulator, task_causes, agent_only = simulator_report(recs, domain, reviews, reviewer)
+    for p in per_task:
+        p.causes = task_causes.get(p.id, {})
+
     return RunSummary(
         schema_version=SUMMARY_SCHEMA_VERSION,
         run_id=cfg.run_id,
@@ -98,6 +110,8 @@ def summarize(
         per_task=per_task,
         usage=usage,
         wall_s=wall_s,
+        simulator=simulator,
+        pass_hat_k_agent_only=agent_only,
         **rule_profile(recs, domain),
     )
 

@@ -94,6 +94,7 @@ def print_summary(summary: RunSummary, console=None) -> None:
             "[yellow]unjudged (no deterministic check and no --judge model):[/yellow] "
             + ", ".join(f"{r} on {n} turns" for r, n in sorted(s.unjudged.items(), key=lambda kv: natural_key(kv[0])))
         )
+    print_simulator(s, console)
     if s.usage:
         ut = Table(title="tokens and cost")
         for col in ("role", "calls", "prompt", "completion", "cost (USD)"):
@@ -102,3 +103,33 @@ def print_summary(summary: RunSummary, console=None) -> None:
             cost = f"{u.cost:.4f}" + (f" (+{u.cost_unknown_calls} calls unpriced)" if u.cost_unknown_calls else "")
             ut.add_row(role, str(u.calls), str(u.prompt_tokens), str(u.completion_tokens), cost)
         console.print(ut)
+
+
+def print_simulator(s: RunSummary, console) -> None:
+    """The simulator block in brief: one line per flag that fired, the causes, agent-only pass^k."""
+    sim = s.simulator
+    if sim is None:
+        return
+    fired = [(n, f) for n, f in sim.flags.items() if f.count]
+    console.print(
+        "[bold]simulated user fidelity[/bold] (flags: times, episodes/measured): "
+        + ("none fired" if not fired else ""),
+        soft_wrap=True,
+    )
+    for n, f in fired:
+        console.print(f"  {n}: {f.count} times in {len(f.episodes)}/{f.measured} episodes", soft_wrap=True, highlight=False)
+    unmeasured = [n for n, f in sim.flags.items() if not f.measured]
+    if unmeasured:
+        console.print(f"  not measured: {', '.join(unmeasured)}", soft_wrap=True, highlight=False)
+    if sim.causes:
+        by = ", ".join(f"{k} {v}" for k, v in sorted(sim.causes.items(), key=lambda kv: -kv[1]))
+        console.print(
+            f"causes of the {sum(sim.causes.values())} failed episodes: {by}; "
+            f"{len(sim.flagged_failures)} failed with simulator flags"
+            + (f" (reviewer: {sim.reviewer})" if sim.reviewer else ""),
+            soft_wrap=True,
+            highlight=False,
+        )
+    if s.pass_hat_k_agent_only:
+        figs = " ".join(f"{k}:{v:.3f}" for k, v in s.pass_hat_k_agent_only.items())
+        console.print(f"pass^k counting only agent-caused failures (not the score): {figs}", soft_wrap=True, highlight=False)

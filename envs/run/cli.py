@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--calibration", default=None, help="calibration.json from graders.calibrate.calibration")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument(
+        "--reviewer", default=None, metavar="MODEL",
+        help="an LLM that reviews the failures the deterministic cause rules leave weak or unknown (graders.causes)",
+    )
+    ap.add_argument("--reviewer-api-base", default=None, help="server for the reviewer (default: --api-base)")
+    ap.add_argument(
         "--workers", type=int, default=None,
         help="processes playing episodes in parallel (default 1); for LLM runs whose client CPU saturates one core",
     )
@@ -288,7 +293,15 @@ def _main(args: argparse.Namespace, console) -> int:
 
     records = store.load()
     records = {k: v for k, v in records.items() if k[0] in set(task_ids) and k[1] < cfg.repeats}
-    summary = summarize(records.values(), cfg, wall_s=wall, domain=domain)
+    reviews = None
+    if args.reviewer:
+        from envs.run.review import run_reviewer
+
+        reviews = run_reviewer(list(records.values()), domain, args.reviewer, cfg.llm, args.reviewer_api_base)
+        (run_dir / "reviews.json").write_text(
+            json.dumps({k: v.model_dump() for k, v in reviews.items()}, indent=2), encoding="utf-8"
+        )
+    summary = summarize(records.values(), cfg, wall_s=wall, domain=domain, reviews=reviews, reviewer=args.reviewer)
     if cfg.calibration:
         from graders.calibrate.calibration import apply_calibration
 

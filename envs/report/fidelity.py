@@ -1,0 +1,66 @@
+"""The summary's ``simulator`` block: fidelity flags over the run, causes, agent-only pass^k.
+
+Recomputed from the episode records each time a summary is built (records stay
+append-only, and old runs gain the block when re-summarised). Reviewer verdicts, which no
+record holds, are passed in (``reviews``: episode id -> ``EpisodeCause``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from envs.records import EpisodeCause, EpisodeRecord, SimulatorFlagSummary, SimulatorReport
+from graders.causes import episode_cause, failed
+from graders.pass_k import aggregate
+from graders.simulator import FLAG_NAMES, measurable, simulator_flags
+
+
+def simulator_report(
+    recs: list[EpisodeRecord],
+    domain: Any = None,
+    reviews: dict[str, EpisodeCause] | None = None,
+    reviewer: str | None = None,
+) -> tuple[SimulatorReport, dict[str, dict[str, int]], dict[str, float]]:
+    """(the block, per task its failures' causes, pass^k counting only agent-caused failures).
+
+    Without ``domain`` the task-dependent flags and causes are not measured (their
+    ``measured`` is 0). ``pass_hat_k_agent_only`` leaves out the trials whose failure was
+    caused by the simulator, the task, the environment or the infrastructure; ``agent`` and
+    ``unknown`` failures stay failures."""
+    tasks = getattr(domain, "tasks", {}) if domain is not None else {}
+    flags_out = {n: SimulatorFlagSummary() for n in FLAG_NAMES}
+    causes: list[EpisodeCause] = []
+    per_task: dict[str, Counter] = defaultdict(Counter)
+    trials: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in recs:
+        task = tasks.get(r.task_id)
+        fl = simulator_flags(r, task, domain)
+        for name, hits in fl.items():
+            s = flags_out[name]
+            if measurable(name, r, task):
+                s.measured += 1
+            if hits:
+                s.count += len(hits)
+                s.episodes.append(r.episode_id)
+        c = episode_cause(r, task, domain, fl)
+        if c is not None and reviews and r.episode_id in reviews:
+            c = reviews[r.episode_id]
+        t = trials[r.task_id]
+        if c is not None:
+            causes.append(c)
+            per_task[r.task_id][c.cause] += 1
+        if c is None or c.cause in ("agent", "unknown"):
+            t[0] += 1
+            t[1] += int(not failed(r))
+    for s in flags_out.values():
+        s.share = len(s.episodes) / s.measured if s.measured else None
+    report = SimulatorReport(
+        flags=flags_out,
+        flagged_failures=[c.episode_id for c in causes if c.simulator_flags],
+        causes=dict(Counter(c.cause for c in causes)),
+        episodes=causes,
+        reviewer=reviewer,
+    )
+    agent_only = aggregate([(n, k) for n, k in trials.values() if n > 0])["pass_hat_k"]
+    return report, {k: dict(v) for k, v in per_task.items()}, agent_only
