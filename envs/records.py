@@ -207,7 +207,8 @@ class EpisodeRecord(Record):
     actors: dict[str, str] = Field(default_factory=dict)
     timings: dict[str, float] = Field(default_factory=dict)
     started_at: str | None = None
-    # The turn at which the database first matched the goal state; None: never, or not measured.
+    # The first turn at which the episode's state held every change of the task's goal
+    # (None: never, or the goal changes nothing).
     goal_met_turn: int | None = None
 
 

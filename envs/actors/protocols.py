@@ -92,6 +92,15 @@ class UserTurn:
     repeat: int | None = None
     episode: EpisodeId | None = None
     words: DomainWords = field(default_factory=DomainWords)
+    # The domain's topics and reply lines (envs.actors.topics / replies); None: none given.
+    topics: Any = None
+    replies: Any = None
+    # True once the episode's state holds every change of the task's goal (False for a goal
+    # that changes nothing: there it says nothing; the user decides on words, not on state).
+    goal_met: bool = False
+    goal_changes: bool = False  # the task's goal changes the state (so goal_met can become true)
+    # Like call_tool, with whether the call succeeded: (ok, output). None: only call_tool.
+    call_tool_checked: Callable[[str, dict], tuple[bool, str]] | None = None
 
     def __post_init__(self) -> None:
         if self.episode is None and self.seed is not None:
@@ -102,8 +111,13 @@ class UserTurn:
 
 @dataclass
 class UserReply:
+    """The user's message. ``relabel``: the drawn situation could not be played, and the
+    turn is labelled ``played`` instead (None: no situation)."""
+
     content: str
     stop: bool = False
+    relabel: bool = False
+    played: str | None = None
 
 
 class UserSimulator(Protocol):

@@ -1,39 +1,51 @@
 """The generic scripted user: an offline, deterministic simulated user for any domain.
 
-``ScriptedUser`` is deterministic given (persona, scenario, seed). Its lines
-come from the domain's words (``UserTurn.words.scripted``, see
-``envs.spec.words``): the greeting, the chatty aside, the closing and the
-words a terse persona drops are picked by the persona's dimension values. Each
-turn it
+``ScriptedUser`` is deterministic given (persona, scenario, seed). It reads each agent
+message with the domain's topics (``envs.actors.topics``: which topics it asks about,
+whether it asks, offers a choice, asks for confirmation, refuses, closes), and its own
+lines come from the domain's words (greeting, closing) and replies (``envs.actors.replies``:
+"I don't know", "okay", ... in the persona's register). Each turn it
 
-1. speaks in the drawn situation (its scripted prefix/suffix lines) and the
-   persona's register;
-2. changes its mind the first time the agent proposes what ``mind_change``
-   listens for;
-3. reveals a hidden fact only once the agent's message asks for it (any of
-   the fact's ``asked_by`` words);
-4. calls a user tool when the agent asks it to, and reports what it saw;
-5. answers a confirmation question ("shall I...?") with yes (or no, if the
-   scenario says so), which leaves a change *pending*;
-6. stops once an agent message contains one of the scenario's ``done_when``
-   phrases (the goal is met, or clearly refused) and no agreed change is
-   pending; gives up after repeated refusals or turns without progress.
+1. changes its mind the first time the agent does what ``mind_change`` listens for;
+2. leaves, in its persona's closing words, once the episode's state holds the goal
+   (``UserTurn.goal_met``), or when a ``done_when`` phrase is said (for goals that change
+   nothing), or after accepting a second refusal, or when the agent closes ("anything
+   else?") and nothing it wanted is outstanding, or after two turns without progress;
+3. reveals a hidden fact once the agent asks about its topic (any wording) or uses one of
+   its ``asked_by`` words; gives its preference when offered a choice;
+4. calls a user tool when asked about its topic, with arguments from the episode
+   (``{order_id}``), and says what it found, or that it cannot check (never the error);
+5. answers a confirmation request with yes (or no, if the scenario says so);
+6. answers a question it has no fact for with "I don't know" in its register;
+7. never says the same message twice: a repeat takes another variant, or it leaves.
+
+The drawn situation's lines wrap the message where they fit (``envs.actors.enactment``);
+when the situation cannot be played at this point the reply says so (``relabel``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
+from envs.actors.enactment import Point, enact
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
+from envs.actors.replies import Replies
+from envs.actors.topics import Reading, Recogniser
+from envs.actors.user_tools import resolve_arguments
 from envs.spec.words import ScriptedWords
 
+# Kept for the LLM user, which imports them.
 CONFIRM = re.compile(
     r"\b(shall i|should i|would you like me to|do you want me to|can you confirm|please confirm|"
     r"confirm (?:that|you)|is that (?:right|correct)|ok(?:ay)? to proceed|may i proceed|want me to go ahead)\b",
     re.I,
 )
 REFUSAL = re.compile(r"\b(can(?:no|')t|unable to|not able to|won't be able|not eligible|isn't eligible)\b", re.I)
+
+IDLE_LIMIT = 2  # turns without progress before the user leaves
+REFUSALS_ACCEPTED_AFTER = 2
 
 
 def _has_any(text: str, words: list[str]) -> bool:
@@ -47,79 +59,173 @@ class ScriptedUser:
 
     name: str = "scripted"
     revealed: set[str] = field(default_factory=set)
+    restated: set[str] = field(default_factory=set)
     tools_used: set[int] = field(default_factory=set)
     mind_changed: bool = False
     pending: bool = False
     withheld: bool = False
     refusals: int = 0
     idle_turns: int = 0
+    said: set[str] = field(default_factory=set)
+    cold_seen: bool = False
+    uses: dict[str, int] = field(default_factory=dict)
+    _words: Any = None
 
     async def reply(self, turn: UserTurn) -> UserReply:
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
-        say = turn.words.scripted
+        say = self._words = turn.words.scripted
         sc = turn.task.scenario
+        replies: Replies = turn.replies or Replies()
+        rec: Recogniser = turn.topics or Recogniser()
         lines = turn.situation.scripted if turn.situation else None
-        prefix = turn.rng.choice(lines.prefix) if lines and lines.prefix else ""
-        suffix = turn.rng.choice(lines.suffix) if lines and lines.suffix else ""
+        cold = replies.is_cold(dims) or self.cold_seen
 
         if turn.agent_message is None:
+            en = enact(lines, Point(opening=True, answering=False, cold=cold or bool(lines and lines.cold)), turn.rng)
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
             body = " ".join([sc.request, *facts])
             aside = say.pick(say.opening_aside, dims)
             if aside:
                 body += " " + aside
-            return UserReply(self._compose(say, dims, prefix, body, suffix, opening=True))
+            return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, opening=True)
 
         msg = turn.agent_message
+        r = rec.read(msg)
+
+        mc = sc.mind_change
+        if mc and not self.mind_changed and self._triggers(mc, msg, r):
+            self.mind_changed, self.pending = True, False
+            return self._wrapped(turn, say, dims, mc.say, lines, cold, answering=False)
+
+        if turn.goal_met:
+            return self._leave(say, dims, say.pick(say.closing, dims, say.closing_default), replies, "stuck")
+
         parts: list[str] = []
-
-        if sc.mind_change and not self.mind_changed and _has_any(msg, sc.mind_change.when_asked):
-            self.mind_changed = True
-            self.pending = False
-            return UserReply(self._compose(say, dims, prefix, sc.mind_change.say, suffix))
-
+        gave_preference = False
         for hf in sc.hidden_facts:
-            if hf.id not in self.revealed and _has_any(msg, hf.asked_by):
+            asked = (hf.topic is not None and hf.topic in r.topics) or (hf.asked_by and _has_any(msg, hf.asked_by))
+            if not asked:
+                continue
+            if hf.id not in self.revealed:
                 self.revealed.add(hf.id)
                 parts.append(hf.fact)
+                gave_preference |= bool(hf.topic and rec.spec.topics.get(hf.topic) and rec.spec.topics[hf.topic].group)
+            elif hf.id not in self.restated:  # asked again: said once more, then it is no news
+                self.restated.add(hf.id)
+                parts.append(f"{self._variant(replies, 'already_said', dims)} {hf.fact[:1].lower()}{hf.fact[1:]}")
         if self.withheld and sc.known_facts:
             self.withheld = False
             parts.extend(sc.known_facts)
 
         for i, use in enumerate(sc.user_tools):
-            if i not in self.tools_used and (not use.when_asked or _has_any(msg, use.when_asked)):
+            if i in self.tools_used:
+                continue
+            asked = (use.topic is not None and use.topic in r.topics) or (use.when_asked and _has_any(msg, use.when_asked))
+            if asked or (use.topic is None and not use.when_asked):
                 self.tools_used.add(i)
-                result = turn.call_tool(use.tool, dict(use.arguments))
-                parts.append(use.say.replace("{result}", result))
+                parts.append(self._use_tool(turn, rec, use, replies, dims))
 
-        is_confirm = bool(CONFIRM.search(msg))
-        if is_confirm:
+        if r.confirm and not gave_preference:
             if sc.accepts:
                 parts.append(say.accept)
                 self.pending = True
             else:
                 parts.append(say.decline)
-        elif sc.done_when and _has_any(msg, sc.done_when):
+        elif sc.done_when and not turn.goal_changes and _has_any(msg, sc.done_when):
+            # for a goal that changes the state, the state decides (goal_met), not the agent's words
             self.pending = False
-            text = " ".join(parts + [say.pick(say.closing, dims, say.closing_default)])
-            return UserReply(f"{text} {STOP_TOKEN}", stop=True)
-        elif REFUSAL.search(msg) and not parts:
+            return self._leave(say, dims, " ".join(parts + [say.pick(say.closing, dims, say.closing_default)]), replies, "stuck")
+        elif r.refusal and not parts:
             self.refusals += 1
-            if self.refusals >= 2 and not self.pending:
-                return UserReply(f"{say.give_up} {STOP_TOKEN}", stop=True)
-            parts.append(say.doubt)
+            if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
+                return self._leave(say, dims, self._variant(replies, "accept_refusal", dims), replies, "stuck")
+            parts.append(self._variant(replies, "push_back", dims))
+            self.idle_turns += 1
+            return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=False)
+        elif r.closing and not parts and r.choice is False:
+            if turn.goal_changes and not turn.goal_met and sc.accepts:
+                parts.append(self._variant(replies, "not_done", dims))
+                self.idle_turns += 1
+                if self.idle_turns >= IDLE_LIMIT:
+                    return self._leave(say, dims, self._variant(replies, "stuck", dims), replies, "stuck")
+                return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=False)
+            return self._leave(say, dims, say.pick(say.closing, dims, say.closing_default), replies, "stuck")
+
+        elif r.what_wanted and not parts:
+            # asked what it wants: the request again, in other words each time
+            parts.append(f"{self._variant(replies, 'already_said', dims)} {sc.request[:1].lower()}{sc.request[1:]}")
+            return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
 
         progressed = bool(parts)
         if not parts:
-            if "?" in msg:
-                parts.append(f"{say.unsure} {sc.request}")
+            if r.choice and r.question:
+                parts.append(self._variant(replies, "no_preference", dims))
+            elif r.question:
+                parts.append(self._variant(replies, "dont_know", dims))
             else:
-                parts.append(say.what_now)
+                parts.append(self._variant(replies, "acknowledge", dims))
         self.idle_turns = 0 if progressed else self.idle_turns + 1
-        if self.idle_turns >= 4 and not self.pending:
-            return UserReply(f"{say.stuck} {STOP_TOKEN}", stop=True)
-        return UserReply(self._compose(say, dims, prefix, " ".join(parts), suffix))
+        if self.idle_turns >= IDLE_LIMIT + (1 if self.pending else 0):
+            return self._leave(say, dims, self._variant(replies, "stuck", dims), replies, "stuck")
+        return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=progressed and r.question)
+
+    # -- pieces ------------------------------------------------------------------------
+
+    @staticmethod
+    def _triggers(mc: Any, msg: str, r: Reading) -> bool:
+        if mc.when_asked and _has_any(msg, mc.when_asked):
+            return True
+        if not mc.topic and mc.act == "any":
+            return False
+        kind_ok = mc.act == "any" or (mc.act == "confirm" and r.confirm) or (mc.act == "refusal" and r.refusal)
+        return kind_ok and (mc.topic is None or mc.topic in r.mentioned)
+
+    def _use_tool(self, turn: UserTurn, rec: Recogniser, use: Any, replies: Replies, dims: dict[str, str]) -> str:
+        spoken = [e.content for e in turn.events if getattr(e, "kind", "") == "user"]
+        args = resolve_arguments(use, rec, turn.task.scenario, spoken, self.revealed)
+        if args is None:
+            return self._variant(replies, "cannot_check", dims)
+        if turn.call_tool_checked is not None:
+            ok, out = turn.call_tool_checked(use.tool, args)
+        else:
+            out = turn.call_tool(use.tool, args)
+            ok = not out.startswith("Error:")
+        # a failed call is the user's own business: a person says they cannot check
+        return use.say.replace("{result}", out) if ok else self._variant(replies, "cannot_check", dims)
+
+    def _variant(self, replies: Replies, kind: str, dims: dict[str, str]) -> str:
+        options = replies.variants(kind, dims, self._words)
+        n = self.uses.get(kind, 0)
+        self.uses[kind] = n + 1
+        return options[n % len(options)]
+
+    def _wrapped(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], body: str, lines: Any, cold: bool,
+                 answering: bool) -> UserReply:
+        en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold)), turn.rng)
+        return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines)
+
+    def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,
+               played: bool, lines: Any, opening: bool = False) -> UserReply:
+        text = self._compose(say, dims, prefix, body, suffix, opening)
+        if text in self.said:  # never the same message twice: drop the wrapping, then leave
+            text = self._compose(say, dims, "", body, "", opening)
+            if text in self.said:
+                return self._leave(say, dims, "", turn.replies or Replies(), "stuck")
+            played = played and not (prefix or suffix)
+        self.said.add(text)
+        if played and lines is not None and lines.cold:
+            self.cold_seen = True
+        return UserReply(text, relabel=not played, played=None)
+
+    def _leave(self, say: ScriptedWords, dims: dict[str, str], text: str, replies: Replies, fallback: str) -> UserReply:
+        text = self._compose(say, dims, "", text, "")
+        for _ in range(4):
+            if text and text not in self.said:
+                break
+            text = self._compose(say, dims, "", self._variant(replies, fallback, dims), "")
+        self.said.add(text)
+        return UserReply(f"{text} {STOP_TOKEN}", stop=True)
 
     @staticmethod
     def _compose(say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str, opening: bool = False) -> str:

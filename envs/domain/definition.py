@@ -200,6 +200,20 @@ class Domain:
         p = self.package_dir / "rules.yaml"
         return {r.id: r for r in load_list(Rule, p, "rules")} if p.exists() else {}
 
+    @cached_property
+    def topics(self):
+        """The domain's topics (``topics.yaml``) as a recogniser (envs.actors.topics)."""
+        from envs.actors.topics import load_topics
+
+        return load_topics(self.package_dir)
+
+    @cached_property
+    def replies(self):
+        """The scripted user's replies in each persona's register (``replies.yaml``, envs.actors.replies)."""
+        from envs.actors.replies import load_replies
+
+        return load_replies(self.package_dir)
+
     def tasks_dir(self) -> Path:
         return self.tasks_path or data_root() / "tasks" / self.name
 
@@ -228,6 +242,7 @@ class Domain:
         for i, u in enumerate(task.scenario.user_tools):
             if u.tool not in self.user_tools:
                 raise SpecError(f"{path}: scenario.user_tools.{i}.tool: unknown user tool {u.tool!r}")
+        self._validate_topics(task, path)
         if self.situations:
             for i, s in enumerate(task.scenario.situations):
                 if s not in self.situations:
@@ -245,6 +260,25 @@ class Domain:
             for tname in (a.tool, a.before):
                 if tname and tname not in self.agent_tools and tname not in self.user_tools:
                     raise SpecError(f"{path}: assertions.{i}: unknown tool {tname!r}")
+
+    def _validate_topics(self, task: Task, path: Path | str) -> None:
+        """Topics named by the scenario exist in topics.yaml; user tool calls fit their schemas."""
+        from envs.actors.user_tools import check_user_tool
+
+        known = self.topics.names
+        sc = task.scenario
+        named = [(f"hidden_facts.{i}.topic", h.topic) for i, h in enumerate(sc.hidden_facts)]
+        named += [(f"user_tools.{i}.topic", u.topic) for i, u in enumerate(sc.user_tools)]
+        if sc.mind_change is not None:
+            named.append(("mind_change.topic", sc.mind_change.topic))
+        for where, topic in named:
+            if topic is not None and topic not in known:
+                have = ", ".join(sorted(known)) or "none: the domain has no topics.yaml"
+                raise SpecError(f"{path}: scenario.{where}: unknown topic {topic!r} (known: {have})")
+        for i, u in enumerate(sc.user_tools):
+            bad = check_user_tool(u, self.user_tools[u.tool], self.topics, sc)
+            if bad is not None:
+                raise SpecError(f"{path}: scenario.user_tools.{i}.{bad[0]}: {bad[1]}")
 
     def persona(self, task: Task) -> Persona | None:
         from envs.spec.personas import get_persona

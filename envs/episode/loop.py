@@ -59,6 +59,7 @@ async def run_episode(
         rec.transcript = list(ep.events)
         rec.termination = ep.termination
         rec.agent_errors = ep.agent_errors
+        rec.goal_met_turn = ep.goal_met_turn
         for role, actor in (("agent", agent), ("user", user), ("judge", judge)):
             u = usage_of(actor) if actor is not None else None
             if u is not None:

@@ -79,6 +79,9 @@ class Episode:
     termination: str | None = None
     agent_errors: int = 0
     errors_in_a_row: int = 0
+    # The first user turn at which the state held every change of the goal (None: never, or
+    # the goal changes nothing); recorded as EpisodeRecord.goal_met_turn.
+    goal_met_turn: int | None = None
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -98,6 +101,33 @@ class Episode:
         choices = self.task.scenario.situations
         return self.rng.choice(choices) if choices else None
 
+    def _goal_changes(self) -> bool:
+        return bool(list(self.domain.goal(self.task)[1]))
+
+    def goal_met(self) -> bool:
+        """Whether the state now matches the goal (graders.outcome's diff), for a goal that
+        changes something; False for a goal that changes nothing (it would always hold)."""
+        from graders.outcome.state_diff import diff_connection
+
+        goal_bytes, goal_touched, _ = self.domain.goal(self.task)
+        if not list(goal_touched) or not list(self.state.touched):
+            return False
+        # the state only changes through tool calls: none since the last check, same answer
+        seen, last = getattr(self, "_goal_checked", (-1, False))
+        if not any(isinstance(e, ToolEvent) for e in self.events[seen:]) and seen >= 0:
+            return last
+        self.state.session.commit()
+        touched = goal_touched | self.state.touched
+        met = not diff_connection(self.state.conn, goal_bytes, self.domain.base.metadata, touched, self.task.ignore_columns)
+        self._goal_checked = (len(self.events), met)
+        return met
+
+    def _call_user_tool_checked(self, name: str, arguments: dict) -> tuple[bool, str]:
+        before = len(self.events)
+        out = self._call_user_tool(name, arguments)
+        ev = self.events[before] if len(self.events) > before else None
+        return bool(getattr(ev, "ok", False)), out
+
     def _call_user_tool(self, name: str, arguments: dict) -> str:
         from envs.records import ToolCall
 
@@ -110,6 +140,9 @@ class Episode:
 
     async def _user_speaks(self, agent_message: str | None) -> UserEvent:
         sid = self._draw_situation()
+        met = self.goal_met() if agent_message is not None else False
+        if met and self.goal_met_turn is None:
+            self.goal_met_turn = self.turn
         turn = UserTurn(
             task=self.task,
             persona=self.persona,
@@ -123,11 +156,18 @@ class Episode:
             user_tool_schemas=self.domain.user_tools.schemas(),
             episode=EpisodeId(task_id=self.task.id, repeat=self.repeat, seed=self.seed),
             words=self.domain.words,
+            topics=self.domain.topics,
+            replies=self.domain.replies,
+            goal_met=met,
+            goal_changes=self._goal_changes(),
+            call_tool_checked=self._call_user_tool_checked,
         )
         reply = await self.user.reply(turn)
         stop = reply.stop or STOP_TOKEN in reply.content
         content = reply.content.replace(STOP_TOKEN, "").strip()
-        ev = UserEvent(turn=self.turn, content=content, situation=sid, stop=stop)
+        # a situation the user could not play at this point is labelled with what it played
+        played = reply.played if getattr(reply, "relabel", False) else sid
+        ev = UserEvent(turn=self.turn, content=content, situation=played, stop=stop)
         self.events.append(ev)
         return ev
 

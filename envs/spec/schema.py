@@ -36,30 +36,60 @@ class Persona(Spec):
 
 
 class HiddenFact(Spec):
-    """A fact the user only reveals once the agent asks for it."""
+    """A fact the user only reveals once the agent asks for it.
+
+    ``topic`` names one of the domain's topics (its ``topics.yaml``): the agent asked
+    when a question or request of its message is about that topic, in any wording.
+    ``asked_by`` are optional extra words (any of them in the message also counts).
+    At least one of the two is given; the domain checks the topic exists at load."""
 
     id: str
     fact: str
-    # The agent "asked" when its message contains any of these (case-insensitive).
-    asked_by: list[str] = Field(min_length=1)
+    topic: str | None = None
+    asked_by: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _how_asked(self) -> "HiddenFact":
+        if not self.topic and not self.asked_by:
+            raise ValueError("a hidden fact needs a `topic` (or `asked_by` words)")
+        return self
 
 
 class UserToolUse(Spec):
-    """A user tool the simulated user calls when the agent asks it to (or at a turn)."""
+    """A user tool the simulated user calls when the agent asks it to (or at a turn).
+
+    ``arguments`` values may hold ``{entity}`` placeholders (entities of the domain's
+    topics.yaml, e.g. ``{order_id}``), resolved from the episode: what the user has said,
+    else the scenario's facts. A required parameter named like an entity and left out
+    is filled the same way. Validated against the tool's schema when the task loads."""
 
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
-    # Called when an agent message contains any of these; empty = on the first turn.
+    # Called when the agent asks about this topic (any wording), or its message contains
+    # any of ``when_asked``; neither given = on the first turn.
+    topic: str | None = None
     when_asked: list[str] = Field(default_factory=list)
     # What the user then says; "{result}" is replaced by the tool's output.
     say: str = "I checked: {result}"
 
 
 class MindChange(Spec):
-    """The user changes what they want the first time the agent proposes something."""
+    """The user changes what they want the first time the agent proposes something.
 
-    when_asked: list[str] = Field(min_length=1)
+    Triggered by an agent message of kind ``act`` (``confirm``: a "shall I ...?" request;
+    ``refusal``; ``any``) about ``topic`` (any topic when none), or containing any of
+    ``when_asked``. At least one of ``topic``, ``when_asked`` or an ``act`` other than any."""
+
+    when_asked: list[str] = Field(default_factory=list)
+    topic: str | None = None
+    act: Literal["confirm", "refusal", "any"] = "any"
     say: str
+
+    @model_validator(mode="after")
+    def _trigger(self) -> "MindChange":
+        if not self.when_asked and not self.topic and self.act == "any":
+            raise ValueError("a mind change needs `topic`, `when_asked` or `act`")
+        return self
 
 
 class Scenario(Spec):
@@ -238,16 +268,40 @@ def policy_headings(policy: str) -> set[str]:
 # --- situations and rules -------------------------------------------------------
 
 
+class LineFit(Spec):
+    """Where a scripted line fits (envs/actors/enactment.py); a line without one fits anywhere.
+
+    ``at``: ``opening`` (first message only), ``later`` (never the first), ``any``.
+    ``answering``: only when the message answers something the agent asked.
+    ``warm``: thanks or a kind word; never said by a cold persona or after a cold turn."""
+
+    at: Literal["any", "opening", "later"] = "any"
+    answering: bool = False
+    warm: bool = False
+
+
 class ScriptedLines(Spec):
     """How the offline scripted user plays a situation: lines around its message.
 
-    One line of each list is picked with the episode's seed. ``withhold`` makes
-    the user keep its known facts back that turn (a customer who withholds a detail).
+    One fitting line of each list is picked with the episode's seed ("" plays the
+    situation with no line); ``fits`` says where a line fits (keyed by the line's text).
+    ``withhold`` makes the user keep its known facts back on the opening (a customer who
+    withholds a detail); ``cold`` marks an angry or curt mood, after which warm lines
+    are not said.
     """
 
     prefix: list[str] = Field(default_factory=list)
     suffix: list[str] = Field(default_factory=list)
     withhold: bool = False
+    cold: bool = False
+    fits: dict[str, LineFit] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _fits_name_lines(self) -> "ScriptedLines":
+        for line in self.fits:
+            if line not in self.prefix and line not in self.suffix:
+                raise ValueError(f"fits: {line!r} is neither a prefix nor a suffix line")
+        return self
 
 
 class Situation(Spec):

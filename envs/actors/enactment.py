@@ -1,0 +1,67 @@
+"""Playing a drawn situation at one point of a conversation (domain-neutral).
+
+A situation's scripted lines (``ScriptedLines``) wrap the user's message. A line
+fits a point when its ``fits`` entry allows it: the opening or a later turn, an
+answer to the agent's question or not, and warm lines (thanks, kind words) never
+from a cold persona nor after a turn played in a cold mood. ``enact`` picks one
+fitting prefix and suffix with the episode's rng and says whether the situation
+could be played at all: it cannot when a list it has holds no fitting line, or
+when a withholding situation is drawn after the opening (nothing is volunteered
+any more, so nothing can be held back). The caller labels the turn with what was
+played, so rules judged on the agent's reply fit the message it answers.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from envs.spec.schema import LineFit, ScriptedLines
+
+
+@dataclass
+class Point:
+    """Where in the conversation the user speaks."""
+
+    opening: bool
+    answering: bool  # the message answers something the agent asked
+    cold: bool  # the persona is cold, or an earlier turn was played in a cold mood
+
+
+@dataclass
+class Enacted:
+    prefix: str
+    suffix: str
+    played: bool
+
+
+def fits(line: str, fit: LineFit | None, at: Point) -> bool:
+    """Whether ``line`` may be said at ``at``."""
+    if fit is None or not line:
+        return True
+    if fit.at == "opening" and not at.opening or fit.at == "later" and at.opening:
+        return False
+    if fit.answering and not at.answering:
+        return False
+    return not (fit.warm and at.cold)
+
+
+def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted:
+    """The lines that play ``lines`` at ``at`` (one rng draw per non-empty list, fitting or not,
+    so the episode's later draws do not depend on what fitted)."""
+    if lines is None:
+        return Enacted("", "", True)
+    played = not (lines.withhold and not at.opening)
+    out = []
+    for options in (lines.prefix, lines.suffix):
+        if not options:
+            out.append("")
+            continue
+        ok = [x for x in options if fits(x, lines.fits.get(x), at)]
+        pick = rng.random()
+        if not ok:
+            played = False
+            out.append("")
+        else:
+            out.append(ok[int(pick * len(ok)) % len(ok)])
+    return Enacted(out[0], out[1], played)

@@ -1,0 +1,229 @@
+"""What an agent's message asks and does, read from a domain's topics (domain-neutral).
+
+A domain declares its topics in ``topics.yaml`` beside its package (``load_topics``):
+per topic the words people use for it (``words``: phrases, matched on word
+boundaries, case-insensitive), optional question ``patterns`` (regexes), and
+``group`` (the topic also stands for any of these, e.g. a remedy is a refund, a
+replacement or store credit). ``entities`` name values a user tool's arguments can
+take from the conversation (``order_id: 'O-\\d{5}'``); ``acts`` add patterns to the
+English defaults below. The engine holds no domain's words: every topic comes from
+the domain's file.
+
+``Recogniser.read(message)`` returns a ``Reading``: the topics the message *asks
+about* (a topic counts only in a sentence that asks or requests something, or in
+the sentence just before a bare "which would you prefer?"), and whether the
+message is a question, asks what the user wants, an offer of choices, a confirmation request, a refusal, a
+statement that something is done, or a closing ("anything else?").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, field_validator
+
+from envs.errors import SpecError
+from envs.spec.schema import Spec, load_one
+
+TOPICS_FILE = "topics.yaml"
+
+# Generic English acts; a domain adds its own patterns under ``acts``.
+DEFAULT_ACTS: dict[str, list[str]] = {
+    # a sentence that asks for something without a question mark
+    "request": [
+        r"^(?:please |kindly |now |first,? |also,? |and )?(?:tell|give|send|share|confirm|provide|check|look|ask|"
+        r"let me know|drop me|type|enter|read me|go and)\b",
+        r"\b(?:could|can|would|will) you\b", r"\bI(?:'ll| will|'d| would)? need\b", r"\bmay I (?:have|ask|get)\b",
+        r"\bI(?:'d| would) like to (?:know|ask|have)\b", r"\bplease\b.*\b(?:tell|send|give|share|check|confirm|let)\b",
+        r"\bwhat(?:'s| is) the\b", r"\bmind (?:telling|sharing|checking)\b",
+    ],
+    "choice": [
+        r"\bwhich (?:one |option )?(?:would|do|should|will) you\b", r"\bwould you (?:prefer|rather|like)\b",
+        r"\bdo you (?:prefer|want)\b", r"\byour (?:choice|preference|pick)\b", r"\b(?:prefer|rather)\b.*\bor\b",
+        r"\boptions?\b", r"\bchoose\b", r"\bhow would you like (?:this|it|us|me)\b", r"\bor would you\b",
+        r"\b(?:either|instead)\b.*\?",
+    ],
+    "confirm": [
+        r"(?<!how )(?<!what )(?<!where )(?<!why )(?<!who )\b(?:shall|should|may|can) I\b(?! (?:help|assist)\b)",
+        r"\bwould you like me to\b", r"\bdo you want me to\b",
+        r"\b(?:can|could) you confirm\b", r"\bplease confirm\b", r"\bconfirm (?:that|you|if|whether)\b",
+        r"\bis (?:that|this) (?:right|correct|ok(?:ay)?|alright|fine)\b", r"\bok(?:ay)? (?:to|if I|for me to)\b",
+        r"\b(?:go|going) ahead\b.*\?", r"\b(?:happy|ready|fine|alright) (?:for me )?to (?:proceed|go ahead)\b",
+        r"\bwant me to\b", r"\bshould we\b", r"\bshall we\b", r"\bare you (?:sure|ok|okay|happy) (?:with|for|if)\b",
+        r"\bdoes that (?:work|sound)\b", r"\bsound good\b", r"\bproceed\?",
+    ],
+    "refusal": [
+        r"\bcan(?:no|')?t\b", r"\bunable to\b", r"\bnot able to\b", r"\bwon'?t be able\b", r"\b(?:isn'?t|not) eligible\b",
+        r"\bno longer\b", r"\btoo late\b", r"\bnot possible\b", r"\bisn'?t possible\b", r"\bnot allowed\b",
+        r"\b(?:outside|past|beyond) (?:the|our)\b.*\b(?:window|period|limit)\b", r"\bI'?m afraid\b",
+        r"\bnot something (?:I|we) can\b", r"\bnothing (?:more |else )?(?:I|we) can\b", r"\bwon'?t be possible\b",
+        r"\bhave to decline\b", r"\bnot in a position to\b", r"\bcould ?n[o']t\b",
+    ],
+    "done": [
+        r"\b(?:is|are|has been|have been|was|were) (?:now )?(?:done|complete|completed|processed|issued|sent|"
+        r"cancell?ed|changed|updated|refunded|opened|arranged|submitted|filed|raised|scheduled|on (?:its|their) way)\b",
+        r"\bI(?:'ve| have) (?:now |just |gone ahead and )?\w+ed\b", r"\ball (?:set|sorted|done)\b", r"\bdone\b",
+        r"\bthat'?s (?:taken care of|sorted|handled)\b", r"\bgoing out to you\b",
+    ],
+    # asks what the user wants ("how can I help?"): answered with the request
+    "what_wanted": [
+        r"\bhow (?:can|may|could|shall) I (?:help|assist)\b", r"\bwhat can I (?:do|help you with)\b",
+        r"\bwhat (?:do you need|brings you|seems to be|is this about|can we do)\b", r"\bhow can we help\b",
+        r"\bwhat (?:would you like|do you want) (?:help|me to help) with\b",
+    ],
+    "closing": [
+        r"\b(?:is there|was there|do you have|do you need|can I (?:help (?:you )?with|do)) (?:anything|something) else\b",
+        r"\banything else (?:I|we) (?:can|could)\b", r"\banything else\??\s*$", r"\bany other (?:questions?|issues?|thing)\b",
+        r"\bis that everything\b", r"\bwas there anything\b", r"\bother than that\b.*\?", r"\bhave a (?:good|great|nice)\b",
+        r"\bthanks? for (?:contacting|reaching|getting in touch|your patience)\b", r"\bglad (?:I|we) could help\b",
+    ],
+}
+
+_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+
+
+class TopicSpec(Spec):
+    """One topic: the words people use for it, optional question patterns, the topics it stands for."""
+
+    words: list[str] = Field(default_factory=list)
+    patterns: list[str] = Field(default_factory=list)
+    group: list[str] = Field(default_factory=list)
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles(cls, v: list[str]) -> list[str]:
+        for p in v:
+            try:
+                re.compile(p)
+            except re.error as e:
+                raise ValueError(f"pattern {p!r} does not compile ({e})") from None
+        return v
+
+
+class TopicsFile(Spec):
+    """A domain's ``topics.yaml``."""
+
+    topics: dict[str, TopicSpec] = Field(default_factory=dict)
+    entities: dict[str, str] = Field(default_factory=dict)
+    acts: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("acts")
+    @classmethod
+    def _known_acts(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
+        for k in v:
+            if k not in DEFAULT_ACTS:
+                raise ValueError(f"unknown act {k!r} (known: {', '.join(DEFAULT_ACTS)})")
+        return v
+
+
+@dataclass
+class Reading:
+    """What one agent message asks and does (see ``Recogniser.read``)."""
+
+    topics: set[str] = field(default_factory=set)
+    question: bool = False
+    choice: bool = False
+    confirm: bool = False
+    refusal: bool = False
+    done: bool = False
+    closing: bool = False
+    what_wanted: bool = False
+    # topics mentioned anywhere (asked or not): what a confirmation or refusal is about
+    mentioned: set[str] = field(default_factory=set)
+
+
+def _phrase(w: str) -> str:
+    return r"(?<![\w-])" + re.escape(w.lower()).replace(r"\ ", r"[\s-]+") + r"(?![\w])"
+
+
+@dataclass
+class Recogniser:
+    """Reads agent messages with one domain's topics (see the module docstring)."""
+
+    spec: TopicsFile = field(default_factory=TopicsFile)
+
+    @cached_property
+    def _topic_res(self) -> dict[str, list[re.Pattern]]:
+        out = {}
+        for name, t in self.spec.topics.items():
+            res = [re.compile(_phrase(w), re.I) for w in t.words if w.strip()]
+            res += [re.compile(p, re.I) for p in t.patterns]
+            out[name] = res
+        return out
+
+    @cached_property
+    def _act_res(self) -> dict[str, list[re.Pattern]]:
+        return {a: [re.compile(p, re.I) for p in DEFAULT_ACTS[a] + self.spec.acts.get(a, [])] for a in DEFAULT_ACTS}
+
+    @property
+    def names(self) -> set[str]:
+        return set(self.spec.topics)
+
+    def _topics_in(self, text: str) -> set[str]:
+        found = {n for n, res in self._topic_res.items() if any(r.search(text) for r in res)}
+        for n, t in self.spec.topics.items():  # a member of a group stands for the group too
+            if any(m in found for m in t.group):
+                found.add(n)
+        return found
+
+    def _is(self, act: str, text: str) -> bool:
+        return any(r.search(text) for r in self._act_res[act])
+
+    def read(self, message: str) -> Reading:
+        """The message's topics and acts (see the module docstring)."""
+        sentences = [s.strip() for s in _SENTENCE.split(message or "") if s and s.strip()]
+        r = Reading()
+        prev: set[str] = set()
+        for s in sentences:
+            here = self._topics_in(s)
+            r.mentioned |= here
+            asks = s.endswith("?") or "?" in s or self._is("request", s)
+            closing = self._is("closing", s)
+            r.closing |= closing
+            if asks and not (closing and not here):
+                r.question = True
+                r.topics |= here or (prev if self._is("choice", s) else set())
+            if asks and self._is("choice", s):
+                r.choice = True
+            if asks and self._is("confirm", s) and not self._is("what_wanted", s):
+                r.confirm = True
+            r.refusal |= self._is("refusal", s) and not self._is("confirm", s)
+            r.done |= self._is("done", s)
+            r.what_wanted |= asks and self._is("what_wanted", s)
+            prev = here
+        return r
+
+    def entity(self, name: str, texts: list[str]) -> str | None:
+        """The last value of entity ``name`` found in ``texts`` (None if no text holds one)."""
+        pat = self.spec.entities.get(name)
+        if pat is None:
+            return None
+        found = None
+        for t in texts:
+            for m in re.finditer(pat, t or ""):
+                found = m.group(0)
+        return found
+
+
+def load_topics(package_dir: Path | None) -> Recogniser:
+    """The domain's ``topics.yaml`` as a ``Recogniser`` (none: a recogniser with no topics).
+
+    Raises SpecError naming the file and field when the file is malformed or a group
+    names a topic the file does not declare."""
+    path = Path(package_dir) / TOPICS_FILE if package_dir is not None else None
+    if path is None or not path.exists():
+        return Recogniser()
+    spec = load_one(TopicsFile, path)
+    for name, t in spec.topics.items():
+        for i, g in enumerate(t.group):
+            if g not in spec.topics:
+                raise SpecError(f"{path}: topics.{name}.group.{i}: unknown topic {g!r}")
+    for name, pat in spec.entities.items():
+        try:
+            re.compile(pat)
+        except re.error as e:
+            raise SpecError(f"{path}: entities.{name}: pattern does not compile ({e})") from None
+    return Recogniser(spec)
