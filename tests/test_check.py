@@ -45,7 +45,8 @@ def test_generated_tutoring_tasks_pass_the_lint(tmp_path):
     ]
     f = tmp_path / "p.jsonl"
     f.write_text("\n".join(json.dumps(x) for x in lines))
-    assert check_domain(get_domain("tutoring", {"problems": str(f)})).problems == []
+    report = check_domain(get_domain("tutoring", {"problems": str(f)}))
+    assert report.problems == [] and report.warnings == [] and report.counts["tasks"] == 2
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -379,7 +379,7 @@ def _check_domain(args: argparse.Namespace, cfg: RunConfig, domain, console) -> 
     from envs.spec.check import check_domain
 
     check_domain_flags(domain, cfg.calibration)
-    report = check_domain(domain)
+    report = check_domain(domain, gold=False)  # the gold sets are calibration's, not the run's
     if not report.ok:
         lines = "\n".join(report.problems)
         raise SpecError(f"{len(report.problems)} problems in domain {domain.name} (python -m envs.check --domain {domain.name}):\n{lines}")

@@ -11,10 +11,11 @@ calibration file the same way.
 
 Tasks read from YAML files are checked file by file, so one bad file does not hide the
 others. Tasks a domain builds itself (an imported benchmark, tasks generated from a problem
-file) are checked as built. Lint findings on tasks we did not write (imported from another
-benchmark: a domain whose tasks do not come from ``tasks/<domain>/*.yaml``) are warnings, and so
+file) are checked as built. Lint findings on tasks a domain builds (imported from another
+benchmark, or generated from a problem file: not ``tasks/<domain>/*.yaml``) are warnings, and so
 are their gold calls that fail on replay (tau-bench's gold paths include calls its own engine
-refuses): reported and counted, never stopping a run, since fixing them is not ours to do.
+refuses): reported and counted, never stopping a run, since fixing another benchmark's tasks is
+not ours to do (the tests hold the generated tutoring tasks to no warnings).
 """
 
 from __future__ import annotations
@@ -53,8 +54,20 @@ def _task_files(domain) -> list[Path]:
 
 def _file_tasks(domain, report: Report) -> list[tuple[Task, str]] | None:
     """(task, file) for each task file, with a load problem per bad file; None when the domain
-    builds its tasks itself (its tasks are not the files in its tasks folder)."""
+    builds its tasks itself (its tasks are not the files in its tasks folder). The domain's own
+    loaded tasks are used when they load and each has its ``<id>.yaml`` (no file parsed twice);
+    the files are read one by one only to report every bad one."""
     from envs.domain.definition import Domain
+
+    try:
+        loaded = domain.tasks
+    except SpecError:
+        loaded = None
+    if loaded is not None:
+        d = domain.tasks_dir()
+        paths = {tid: d / f"{tid}.yaml" for tid in loaded}
+        if len(_task_files(domain)) == len(loaded) and all(p.is_file() for p in paths.values()):
+            return [(t, str(paths[tid])) for tid, t in loaded.items()]
 
     builds_itself = type(domain).load_tasks is not Domain.load_tasks
     files = _task_files(domain)
@@ -93,8 +106,9 @@ def _file_tasks(domain, report: Report) -> list[tuple[Task, str]] | None:
 _REPLAY_FAILS = "fails when the gold path is replayed"
 
 
-def check_domain(domain, lint: bool = True) -> Report:
-    """Every problem of ``domain`` (module docstring); ``lint=False`` checks without the lint."""
+def check_domain(domain, lint: bool = True, gold: bool = True) -> Report:
+    """Every problem of ``domain`` (module docstring); ``lint=False`` checks without the lint,
+    ``gold=False`` without the gold sets (a run does not read them: only calibration does)."""
     from envs.spec.check_rules import check_rules
     from envs.spec.lint import lint_task
     from envs.spec.task_check import check_task
@@ -127,7 +141,7 @@ def check_domain(domain, lint: bool = True) -> Report:
             report.problems += found
     report.counts["tasks"] = len(tasks)
     n_gold = 0
-    for name in ("gold.yaml", "gold_heldout.yaml"):
+    for name in ("gold.yaml", "gold_heldout.yaml") if gold else ():
         path = Path(domain.package_dir) / name
         if path.exists():
             try:

@@ -25,24 +25,26 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
 from envs.records import AgentEvent
 from envs.spec.schema import Task
-from envs.spec.task_check import GoldPath, check_task, replay
+from envs.spec.task_check import GoldPath, check_task, replay, replay_problems
 
 
 def lint_task(domain, task: Task, where: str | Path) -> list[str]:
     """Every finding of the lint on ``task`` (module docstring); ``check_task``'s problems first:
     a task that does not validate is not linted further."""
-    problems = check_task(domain, task, where)
+    problems = check_task(domain, task, where, replayed=False)
     if problems:
         return problems
     gold = replay(domain, task)
     try:
+        problems += replay_problems(gold, where)
         if gold.error:
-            return [f"{where}: initial_state: {gold.error}"]
+            return problems
         problems += [f"{where}: {p}" for p in outputs_unknown(domain, task, gold)]
         problems += [f"{where}: {p}" for p in facts_unreachable(domain, task, gold)]
         hook = domain_lint(domain)
@@ -180,11 +182,16 @@ def facts_unreachable(domain, task: Task, gold: GoldPath) -> list[str]:
 
 def domain_lint(domain):
     """The domain's own ``lint_task`` (module docstring), or None when its package has no lint module."""
-    init = (Path(domain.package_dir) / "__init__.py").resolve()
+    return _lint_of(str(domain.package_dir))
+
+
+@lru_cache(maxsize=None)
+def _lint_of(package_dir: str):
+    init = (Path(package_dir) / "__init__.py").resolve()
     pkg = next(
         (name for name, m in list(sys.modules.items()) if getattr(m, "__file__", None) and Path(m.__file__).resolve() == init),
         None,
     )
-    if pkg is None or not (Path(domain.package_dir) / "lint.py").exists():
+    if pkg is None or not (Path(package_dir) / "lint.py").exists():
         return None
     return getattr(importlib.import_module(f"{pkg}.lint"), "lint_task", None)
