@@ -4,7 +4,9 @@ One task per problem: one of the student personas (personas/tutoring), the probl
 as the student's misconception (when the file's worked answer gives one),
 what the student tried as a hidden fact, and a mix of situations. The goal
 is the policy's outcome: misconception logged, the student's own correct
-answer, session marked solved, progress recorded, hints within budget.
+answer, session marked solved, progress recorded, hints within budget. A student who holds a
+misconception opens with the attempt that shows it (``known_facts`` and ``opens_with_attempt``),
+so a goal that logs it follows from what happens.
 ``build_task`` is also the shape of the hand-written tasks in tasks/tutoring.
 """
 
@@ -98,6 +100,11 @@ def build_task(
 ) -> Task:
     facts = [HiddenFact(id="tried", fact=tried_fact(problem, misconception), asked_by=ASKED_BY_TRIED)]
     cfg = dict(student or {})
+    # A goal that logs the misconception needs the student to show it for certain (the task
+    # lint): every simulator opens with the attempt, not only when asked or when a draw says so.
+    opening_facts = [facts[0].fact] if misconception else []
+    if misconception:
+        cfg.setdefault("opens_with_attempt", True)
     goal = {
         "solved": "Get unstuck and solve the problem yourself; submit your answer when you think it is right.",
         "abandoned": "You find this hard and soon want to stop: after a couple of turns you end the session.",
@@ -120,6 +127,7 @@ def build_task(
         scenario=Scenario(
             goal=goal,
             request=f"Help me with this problem: {problem.statement}",
+            known_facts=opening_facts,
             hidden_facts=facts,
             situations=list(situations),
             max_turns=max_turns,

@@ -1,7 +1,8 @@
 """The fail-fast checks of one endpoint, before any episode starts.
 
 ``check_endpoint`` raises ``SpecError`` with one line naming the role and the
-model when: a ``local:`` model does not start; litellm knows no provider for
+model when (an endpoint the lean client sends to an OpenAI-compatible server is checked at
+the server only, without importing litellm): a ``local:`` model does not start; litellm knows no provider for
 the model string; a server given by an api base is unreachable, refuses the
 key or does not serve the model; a hosted model's key is missing; or a hosted
 model litellm has no price for does not answer a one-token ping.
@@ -30,6 +31,11 @@ def check_endpoint(client: LLMClient, ep: Endpoint, timeout: float = 10.0) -> No
             raise
         except Exception as e:
             raise SpecError(f"{ep.label}: the local model did not start: {short(e)}") from None
+    if ep.direct and ep.api_base:
+        # Sent by the lean client to an OpenAI-compatible server: litellm plays no part in the run,
+        # so its provider table is not asked (importing litellm takes seconds).
+        _check_server(ep, timeout)
+        return
     try:
         litellm_backend.provider(ep.model, ep.api_base)
     except Exception:

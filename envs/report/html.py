@@ -146,6 +146,32 @@ def write_report(run_dir: Path, summary: RunSummary) -> Path:
     return out
 
 
+def main(argv: list[str] | None = None) -> int:
+    """``python -m envs.report.html RUN_DIR``: (re)write a run's report.html from its summary.json.
+    Bad input (no folder, no summary, a malformed one) is one line and exit code 2."""
+    import argparse
+
+    from pydantic import ValidationError
+
+    ap = argparse.ArgumentParser(prog="python -m envs.report.html", description=main.__doc__.split("\n")[0])
+    ap.add_argument("run_dir", help="a run folder holding summary.json")
+    args = ap.parse_args(argv)
+    d = Path(args.run_dir)
+    if not d.is_dir():
+        print(f"error: {d}: no such run folder", file=sys.stderr)
+        return 2
+    try:
+        summary = read_summary(d)
+    except FileNotFoundError:
+        print(f"error: {d / 'summary.json'}: file not found (is the run finished?)", file=sys.stderr)
+        return 2
+    except (ValidationError, ValueError, UnicodeDecodeError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        print(f"error: {d / 'summary.json'}: not a run summary ({first})", file=sys.stderr)
+        return 2
+    print(write_report(d, summary))
+    return 0
+
+
 if __name__ == "__main__":
-    d = Path(sys.argv[1])
-    print(write_report(d, read_summary(d)))
+    sys.exit(main())

@@ -49,7 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # Aliases of domain options, kept so existing commands work (see OPTION_ALIASES).
     ap.add_argument("--taubench-data", default=None, help="= --domain-option data=PATH (taubench-retail)")
-    ap.add_argument("--problems", default=None, help="= --domain-option problems=FILE.jsonl (tutoring)")
+    ap.add_argument(
+        "--problems", default=None,
+        help="= --domain-option problems=FILE.jsonl (tutoring): tasks for the first 20 problems of the file; "
+        "--domain-option problem_tasks=N for more",
+    )
     ap.add_argument("--calibration", default=None, help="calibration.json from graders.calibrate.calibration")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument(
@@ -183,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=False)
     args = build_parser().parse_args(argv)
     try:
+        _check_flags(args)
         return _main(args, console)
     except SpecError as e:
         console.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
@@ -203,6 +208,8 @@ def _main(args: argparse.Namespace, console) -> int:
 
     cfg = _config_from_args(args)
     domain = configure_domain(cfg, _domain_options_from_args(args), bool(args.resume))
+    if not args.worker_stdin:  # the parent checked the domain for its workers
+        _check_domain(args, cfg, domain, console)
     task_ids = _select_tasks(sorted(domain.tasks), cfg.tasks)
     if cfg.repeats < 1:
         raise SpecError("--repeats: must be at least 1")
@@ -215,7 +222,13 @@ def _main(args: argparse.Namespace, console) -> int:
     if any(rc and not rc.is_scripted and rc.spec not in ("human", "none") for rc in roles.values()):
         from envs.run.llm_flags import make_llm_context
 
-        llm_context = make_llm_context(cfg.model_dump(), roles)
+        from envs.run.llm_flags import model_concurrency_for
+
+        in_flight = args.concurrency or 8  # the LLM default below; a worker is given its share
+        llm_context = make_llm_context(cfg.model_dump(), roles, run_concurrency=in_flight)
+        note = model_concurrency_for(in_flight, cfg.llm.get("model_concurrency"))[1]
+        if note and not args.worker_stdin:
+            console.print(f"[yellow]note:[/yellow] {note}", highlight=False, soft_wrap=True)
     factories = (
         agent_factory(domain, roles["agent"], llm_context),
         user_factory(domain, roles["user"], llm_context),
@@ -377,6 +390,29 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
             if p.returncode is None:
                 p.kill()
                 await p.wait()
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """Every flag checked before anything is built (envs/run/flag_check.py): one line, exit 2."""
+    from envs.run.flag_check import check_flags
+
+    check_flags(args)
+
+
+def _check_domain(args: argparse.Namespace, cfg: RunConfig, domain, console) -> None:
+    """The calibration file against the domain's rules, and every spec of the domain
+    with the task lint (envs/spec/check.py), before any episode; SpecError lists every problem."""
+    from envs.errors import SpecError
+    from envs.run.flag_check import check_domain_flags
+    from envs.spec.check import check_domain
+
+    check_domain_flags(domain, cfg.calibration)
+    report = check_domain(domain, gold=False)  # the gold sets are calibration's, not the run's
+    if not report.ok:
+        lines = "\n".join(report.problems)
+        raise SpecError(f"{len(report.problems)} problems in domain {domain.name} (python -m envs.check --domain {domain.name}):\n{lines}")
+    if report.warnings:
+        console.print(f"{len(report.warnings)} lint warnings on imported tasks (python -m envs.check --domain {domain.name})", highlight=False)
 
 
 def _role_llm_settings(cfg: RunConfig, role: str) -> dict:

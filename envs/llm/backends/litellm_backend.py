@@ -142,6 +142,39 @@ def environment(model: str) -> dict:
     return litellm_module().validate_environment(model)
 
 
+_PRICE_NAMES: frozenset[str] | None = None
+
+
+def bundled_price_names() -> frozenset[str]:
+    """The model names of the price map litellm ships (its bundled JSON file), read without
+    importing litellm (that import takes seconds); empty when litellm is not installed."""
+    global _PRICE_NAMES
+    if _PRICE_NAMES is None:
+        import importlib.util
+        import json
+        from pathlib import Path
+
+        names: frozenset[str] = frozenset()
+        spec = importlib.util.find_spec("litellm")  # locates the package; runs none of it
+        if spec is not None and spec.origin:
+            path = Path(spec.origin).parent / "model_prices_and_context_window_backup.json"
+            try:
+                names = frozenset(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                names = frozenset()
+        _PRICE_NAMES = names
+    return _PRICE_NAMES
+
+
+def may_have_price(model: str) -> bool:
+    """Could litellm price this model? False only when neither the name nor the name without its
+    provider prefix is in the bundled price map (then litellm would find no price either)."""
+    names = bundled_price_names()
+    if not names:
+        return True  # the map could not be read: ask litellm itself
+    return model in names or model.split("/", 1)[-1] in names
+
+
 def knows_price(model: str) -> bool:
     """Is the model (with or without its provider prefix) in litellm's price map?"""
     cost_map = litellm_module().model_cost

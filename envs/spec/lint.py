@@ -1,0 +1,197 @@
+"""The task lint: a capable agent passes a task exactly when it behaves well.
+
+A task can be well-formed and still unfair: it grades on something the agent could not know or
+the user could not make happen. ``lint_task(domain, task, where)`` replays the gold path
+(``envs.spec.task_check.replay``) and returns one ``FILE: field: reason`` line per finding:
+
+* ``outputs.N``: a required output appears in no tool output of the gold path and not in the
+  policy (matched as a value of its kind, as the grader matches it);
+* ``expected_actions.N.arguments.K``: an expected action needs a fact nobody gives the agent: an
+  argument value (an id, an email, a zip, an address, a code) that is in neither the opening
+  request, the known facts, the hidden facts, the change of mind, what the user's own tool
+  calls return, the outputs of the gold path's earlier calls, nor the policy. Values the tool
+  schema enumerates are choices, not facts; free text (words without a digit) is not a fact;
+* ``scenario.user_tools.N.arguments``: a user tool call's arguments do not validate (reported
+  by ``check_task``, which the lint runs first);
+* domain rules: a goal that depends on a behaviour the scenario does not make certain, or a
+  policy that contradicts the task's budget or limits. These need the domain's words, so a
+  domain supplies them as ``lint_task(domain, task, gold) -> [(field, reason), ...]`` in a
+  ``lint`` module of its package (e.g. ``domains/tutoring/lint.py``); the engine finds it from
+  the domain's ``package_dir`` and never imports a domain by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+from envs.records import AgentEvent
+from envs.spec.schema import Task
+from envs.spec.task_check import GoldPath, check_task, replay, replay_problems
+
+
+def lint_task(domain, task: Task, where: str | Path) -> list[str]:
+    """Every finding of the lint on ``task`` (module docstring); ``check_task``'s problems first:
+    a task that does not validate is not linted further."""
+    problems = check_task(domain, task, where, replayed=False)
+    if problems:
+        return problems
+    gold = replay(domain, task)
+    try:
+        problems += replay_problems(gold, where)
+        if gold.error:
+            return problems
+        problems += [f"{where}: {p}" for p in outputs_unknown(domain, task, gold)]
+        problems += [f"{where}: {p}" for p in facts_unreachable(domain, task, gold)]
+        hook = domain_lint(domain)
+        if hook is not None:
+            problems += [f"{where}: {f}: {r}" for f, r in hook(domain, task, gold)]
+    finally:
+        gold.close()
+    return problems
+
+
+def outputs_unknown(domain, task: Task, gold: GoldPath) -> list[str]:
+    """``outputs.N: ...`` for each required output no gold tool output and not the policy states."""
+    from graders.outcome.outputs import check_outputs
+
+    texts = [c.output for c in (*gold.user_calls, *gold.actions) if c.ok] + [domain.policy]
+    events = [AgentEvent(turn=i, content=t) for i, t in enumerate(texts)]
+    out = []
+    for i, o in enumerate(task.outputs):
+        (res,) = check_outputs([o], events, domain.outputs_mode)
+        if not res.found and not _date_from_policy_period(o, res, texts[:-1], domain.policy):
+            out.append(f"outputs.{i}: {o.value!r} appears in no tool output of the gold path and not in the policy")
+    return out
+
+
+_PERIOD = re.compile(r"\b(\d+)[ -]days?\b", re.I)
+
+
+def _date_from_policy_period(output, res, tool_texts: list[str], policy: str) -> bool:
+    """A required date that is a date of the gold path's outputs plus or minus a period of days the
+    policy states ("30-day window": delivered 2026-06-08, return by 2026-07-08): it follows from
+    the tools and the policy. The one derivation the lint accepts; any other value must be stated."""
+    import datetime as dt
+
+    from graders.outcome.outputs import extract
+
+    if res.kind != "date" or not res.expected:
+        return False
+    try:
+        want = dt.date.fromisoformat(res.expected)
+    except ValueError:
+        return False
+    periods = {int(m.group(1)) for m in _PERIOD.finditer(policy)}
+    dates = {s.value for t in tool_texts for s in extract("date", 0, t, want.year)}
+    return any(abs((want - d).days) in periods for d in dates)
+
+
+def _user_knows(task: Task, gold: GoldPath) -> list[str]:
+    sc = task.scenario
+    texts = [sc.request, *sc.known_facts, *(h.fact for h in sc.hidden_facts)]
+    if sc.mind_change is not None:
+        texts.append(sc.mind_change.say)
+    texts += [c.output for c in gold.user_calls if c.ok]
+    return texts
+
+
+def _is_fact(value: Any) -> bool:
+    """An id, an email, a zip, a number, an address: not free text (words without a digit)."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    if isinstance(value, str):
+        v = value.strip()
+        if not v:
+            return False
+        # one token (an id, an email, a code), or a short phrase with a digit (an address)
+        return not re.search(r"\s", v) or (len(v.split()) <= 6 and bool(re.search(r"[\d@]", v)))
+    return False
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}.{i}")
+    else:
+        yield path, value
+
+
+def _enumerated(tool, arg: str) -> set[str]:
+    """The values the tool's schema enumerates for ``arg`` (at any depth of its schema)."""
+    schema = tool.schema()["function"]["parameters"]
+    prop = schema.get("properties", {}).get(arg, {})
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for e in node.get("enum", []) or []:
+                found.add(str(e))
+            if "const" in node:
+                found.add(str(node["const"]))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(prop)
+    walk(schema.get("$defs", {}))  # referenced enums (Literal types become $defs)
+    return found
+
+
+def _mentioned(value: Any, texts: list[str]) -> bool:
+    v = str(value).strip()
+    if isinstance(value, float) and value.is_integer():
+        v = str(int(value))
+    rx = re.compile(r"(?<![A-Za-z0-9])" + re.escape(v) + r"(?![A-Za-z0-9])", re.I)
+    return any(rx.search(t) for t in texts)
+
+
+def facts_unreachable(domain, task: Task, gold: GoldPath) -> list[str]:
+    """``expected_actions.N.arguments.K: ...`` for each argument value the agent cannot learn."""
+    known = _user_knows(task, gold) + [domain.policy]
+    out = []
+    for i, call in enumerate(gold.actions):
+        if call.side != "agent":  # the user's own calls (a student's answer) need no agent knowledge
+            continue
+        tool = domain.agent_tools[call.name]
+        earlier = [c.output for c in gold.actions[:i] if c.ok]
+        for arg, raw in call.arguments.items():
+            choices = _enumerated(tool, arg)
+            for path, value in _leaves(raw, arg):
+                if not _is_fact(value) or str(value) in choices:
+                    continue
+                if not _mentioned(value, known + earlier):
+                    out.append(
+                        f"expected_actions.{i}.arguments.{path}: {call.name} needs {value!r}, which the user never "
+                        "gets to say (not in the request, known or hidden facts, mind_change, their tool outputs) "
+                        "and no earlier call of the gold path returns"
+                    )
+    return out
+
+
+def domain_lint(domain):
+    """The domain's own ``lint_task`` (module docstring), or None when its package has no lint module."""
+    return _lint_of(str(domain.package_dir))
+
+
+@lru_cache(maxsize=None)
+def _lint_of(package_dir: str):
+    init = (Path(package_dir) / "__init__.py").resolve()
+    pkg = next(
+        (name for name, m in list(sys.modules.items()) if getattr(m, "__file__", None) and Path(m.__file__).resolve() == init),
+        None,
+    )
+    if pkg is None or not (Path(package_dir) / "lint.py").exists():
+        return None
+    return getattr(importlib.import_module(f"{pkg}.lint"), "lint_task", None)
