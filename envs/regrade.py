@@ -104,14 +104,30 @@ def regrade_run(args: argparse.Namespace, console=print) -> dict:
         raise SpecError(f"--out: {out} already holds a run; pick another folder")
     judge_make = _make_judge(domain, cfg, args)
 
-    sem = asyncio.Semaphore(max(1, args.concurrency))
-
-    async def one(rec):
-        async with sem:
-            return await regrade_record(domain, rec, judge_make() if judge_make else None)
+    from envs.state.database import EpisodeState
 
     async def all_():
-        return await asyncio.gather(*(one(r) for r in records))
+        # a pool of databases, one per episode in flight: each is reset per episode, never rebuilt
+        free: asyncio.Queue = asyncio.Queue()
+        for _ in range(max(1, args.concurrency)):
+            free.put_nowait(None)
+
+        async def one(rec):
+            st = await free.get()
+            try:
+                if st is None and rec.task_id in domain.tasks:
+                    st = EpisodeState(domain.base, domain.initial_bytes(domain.tasks[rec.task_id]))
+                return await regrade_record(domain, rec, judge_make() if judge_make else None, st)
+            finally:
+                free.put_nowait(st)
+
+        try:
+            return await asyncio.gather(*(one(r) for r in records))
+        finally:
+            while not free.empty():
+                st = free.get_nowait()
+                if st is not None:
+                    st.close()
 
     t0 = time.perf_counter()
     try:
@@ -156,6 +172,13 @@ def _read_records(path: Path):
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # output piped into head: the run folder is already written
+        return 0
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         rep = regrade_run(args)

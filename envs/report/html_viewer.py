@@ -13,6 +13,7 @@ table{border-collapse:collapse;font-size:13px}
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
 .gap{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3d3d3 4px,#f3d3d3 8px)}
 .scroll{overflow-x:auto;max-width:100%}
+.scroll tr>th:first-child{position:sticky;left:0;background:#fff;z-index:1}
 .rc,.rh{cursor:pointer}.rc:hover,.rh:hover{outline:2px solid #3b6ea8}
 #sg-filters{display:flex;flex-wrap:wrap;gap:.4em 1em;align-items:center;margin:.5em 0;font-size:14px}
 #sg-filters select{max-width:14em}

@@ -23,7 +23,6 @@ from envs.domain import Domain
 from envs.records import EpisodeId, EpisodeRecord, Grade, ToolEvent, Verdict
 from envs.state.database import EpisodeState
 from graders import evaluate
-from graders.outcome.grade import grade_episode
 
 
 @dataclass
@@ -66,11 +65,16 @@ class EpisodeChange:
         return d
 
 
-def replay(domain: Domain, rec: EpisodeRecord) -> tuple[EpisodeState, list[str]]:
+def replay(domain: Domain, rec: EpisodeRecord, state: EpisodeState | None = None) -> tuple[EpisodeState, list[str]]:
     """The episode's final state rebuilt from its recorded tool calls, and the calls whose
-    replayed output differs from the recorded one. The caller closes the state."""
+    replayed output differs from the recorded one. ``state``, when given, is reloaded and
+    reused (a reset costs far less than a new database); else a new one is made, which the
+    caller closes."""
     task = domain.tasks[rec.task_id]
-    state = EpisodeState(domain.base, domain.initial_bytes(task))
+    if state is None:
+        state = EpisodeState(domain.base, domain.initial_bytes(task))
+    else:
+        state.load(domain.initial_bytes(task))
     mismatches: list[str] = []
     for i, ev in enumerate(rec.transcript):
         if not isinstance(ev, ToolEvent):
@@ -134,8 +138,15 @@ def verdict_changes(old: list[Verdict], new: list[Verdict]) -> list[dict[str, An
     return out
 
 
-async def regrade_record(domain: Domain, rec: EpisodeRecord, judge: Any = None) -> tuple[EpisodeRecord, EpisodeChange]:
-    """The record re-graded now (a copy; ``rec`` is not changed) and what changed."""
+async def regrade_record(
+    domain: Domain, rec: EpisodeRecord, judge: Any = None, state: EpisodeState | None = None
+) -> tuple[EpisodeRecord, EpisodeChange]:
+    """The record re-graded now (a copy; ``rec`` is not changed) and what changed. ``state``:
+    a database to reuse (kept open), else one is made and closed here.
+
+    The outcome parts of the new grade (reward, state match, diff, outputs) depend on the
+    rebuilt state only, never on the judge, so comparing them with the recorded grade says
+    whether the replay reproduced the episode's end."""
     ch = EpisodeChange(rec.episode_id, rec.task_id, rec.repeat, "regraded", old_reward=rec.reward)
     if rec.status == "error":
         ch.status, ch.new_reward = "kept_error", rec.reward
@@ -144,14 +155,15 @@ async def regrade_record(domain: Domain, rec: EpisodeRecord, judge: Any = None) 
     if task is None:
         ch.status, ch.problem = "failed", f"task {rec.task_id!r} is no longer in domain {domain.name}"
         return rec.model_copy(deep=True), ch
-    state, ch.replay_mismatches = replay(domain, rec)
+    own = state is None
+    state, ch.replay_mismatches = replay(domain, rec, state)
     try:
-        now = grade_episode(domain, task, state, rec.transcript)
-        ch.grade_differences = grade_differences(rec.grade, now)
-        ch.recorded_grade_reproduced = not ch.grade_differences
         ev = await evaluate(domain, task, state, rec.transcript, judge, EpisodeId(task_id=rec.task_id, repeat=rec.repeat, seed=rec.seed))
     finally:
-        state.close()
+        if own:
+            state.close()
+    ch.grade_differences = grade_differences(rec.grade, ev.grade)
+    ch.recorded_grade_reproduced = not ch.grade_differences
     new = rec.model_copy(deep=True)
     new.grade, new.verdicts, new.reward = ev.grade, ev.verdicts, ev.grade.reward
     new.timings = {**rec.timings, **{f"regrade_{k}": v for k, v in ev.timings.items()}}
