@@ -1,9 +1,12 @@
-"""A self-contained ``report.html`` for a run: inline SVG plots, no scripts, no network.
+"""A self-contained ``report.html`` for a run: inline SVG plots and an inline viewer, no network.
 
 Shows pass^k (all trials and clean trials) with intervals, the rule x
-situation compliance matrix (gaps shown as gaps), the per-task table and the
-errors. Written next to ``summary.json``; ``python -m envs.report.html RUN_DIR``
-rebuilds it.
+situation compliance matrix (gaps shown as gaps; a cell opens the replies
+judged on it), the per-task table, the errors, and every episode: a task x
+repeat grid of pass/fail/error cells with filters, each opening its
+transcript, verdicts and grade (``envs.report.html_viewer``, data packed by
+``envs.report.html_data``). Written next to ``summary.json``;
+``python -m envs.report.html RUN_DIR`` rebuilds it.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ import json
 import sys
 from pathlib import Path
 
-from envs.records import RunSummary
+from envs.records import EpisodeRecord, RunSummary
+from envs.report.html_data import episode_index, packed_episodes, read_episodes, script_json
+from envs.report.html_viewer import CSS, JS
 from envs.report.summary import natural_key, read_summary
 
 
@@ -61,12 +66,13 @@ def _rules_table(s: RunSummary) -> str:
     if not cov:
         return "<p>No rule verdicts.</p>"
     sits = sorted({sit for cells in cov.values() for sit in cells})
-    rows = ["<table><tr><th>rule</th><th>all</th>" + "".join(f"<th>{html.escape(x)}</th>" for x in sits) + "</tr>"]
+    rows = ['<div class="scroll"><table><tr><th>rule</th><th>all</th>' + "".join(f"<th>{html.escape(x)}</th>" for x in sits) + "</tr>"]
     for rid in sorted(cov, key=natural_key):
         e = s.rules.get(rid)
         comp = e.compliance if e else None
         flag = " (untrusted judge)" if e and e.untrusted else ""
-        cells = [f'<td style="background:{_heat(comp)}">{"-" if comp is None else f"{comp:.2f}"} ({e.followed if e else 0}/{e.judged if e else 0})</td>']
+        ra = html.escape(rid, quote=True)
+        cells = [f'<td class="rc" data-rule="{ra}" title="the replies judged on {ra}" style="background:{_heat(comp)}">{"-" if comp is None else f"{comp:.2f}"} ({e.followed if e else 0}/{e.judged if e else 0}){_corrected(e)}</td>']
         for sit in sits:
             if sit not in cov[rid]:
                 cells.append("<td></td>")
@@ -78,9 +84,13 @@ def _rules_table(s: RunSummary) -> str:
                 cells.append(f'<td class="gap">gap{f" (n/a on {na})" if na else ""}</td>')
             else:
                 c = cell.compliance
-                cells.append(f'<td style="background:{_heat(c)}">{c:.2f} ({cell.followed}/{cell.judged})</td>')
-        rows.append(f"<tr><th>{html.escape(rid + flag)}</th>{''.join(cells)}</tr>")
-    rows.append("</table>")
+                sa = html.escape(sit, quote=True)
+                cells.append(
+                    f'<td class="rc" data-rule="{ra}" data-sit="{sa}" title="the replies judged on {ra} in {sa}" '
+                    f'style="background:{_heat(c)}">{c:.2f} ({cell.followed}/{cell.judged})</td>'
+                )
+        rows.append(f'<tr><th class="rh" data-rule="{ra}">{html.escape(rid + flag)}</th>{"".join(cells)}</tr>')
+    rows.append("</table></div><p>Click a rule or a cell to see the replies judged on it.</p>")
     un = s.unjudged
     if un:
         rows.append("<p>Unjudged (no check, no judge model): " + ", ".join(f"{html.escape(r)} on {n} turns" for r, n in sorted(un.items(), key=lambda kv: natural_key(kv[0]))) + "</p>")
@@ -114,8 +124,31 @@ def _simulator_html(s: RunSummary) -> str:
     )
 
 
-def render(summary: RunSummary) -> str:
-    """The report page for ``summary``, as one self-contained HTML string."""
+
+
+def _corrected(e) -> str:
+    if e is None or e.corrected is None:
+        return ""
+    return f"<br>corrected {e.corrected:.2f}"
+
+
+def _episodes_section(episodes: list[EpisodeRecord] | None, unreadable: int) -> str:
+    if episodes is None:
+        return ""
+    note = f" {unreadable} record line(s) in episodes.jsonl could not be read and are not shown." if unreadable else ""
+    return f"""<h2 id="episodes">Episodes</h2>
+<p>One cell per episode (green: solved, red: failed, striped amber: error); click one to open it.{note}</p>
+<div id="sg-filters"></div><div id="sg-grid"></div>
+<section id="sg-episode" class="panel" hidden></section><section id="sg-replies" class="panel" hidden></section>
+<script type="application/json" id="sg-index">{script_json(episode_index(episodes))}</script>
+<script type="application/octet-stream" id="sg-episodes">{packed_episodes(episodes)}</script>
+<script>{JS}</script>"""
+
+
+def render(summary: RunSummary, episodes: list[EpisodeRecord] | None = None, unreadable: int = 0) -> str:
+    """The report page for ``summary``, as one self-contained HTML string; with ``episodes``
+    (the run's records), the episode grid and viewer too (``unreadable``: record lines that
+    could not be read, said on the page)."""
     s = summary
     per_task = "".join(
         f"<tr><td>{html.escape(p.id)}</td><td>{p.successes}/{p.trials}</td><td>{p.errors}</td>"
@@ -124,25 +157,28 @@ def render(summary: RunSummary) -> str:
     )
     errs = ", ".join(f"{html.escape(k)}: {v}" for k, v in s.errors_by_role_kind.items()) or "none"
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>sitgym {html.escape(str(s.run_id))}</title>
-<style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;font-size:13px}}
-td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left}}.gap{{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3d3d3 4px,#f3d3d3 8px)}}</style>
+<meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style>
 </head><body>
 <h1>sitgym run {html.escape(str(s.run_id))}</h1>
 <p>domain <b>{html.escape(str(s.domain))}</b>; actors {html.escape(json.dumps(s.actors))};
 {s.episodes} episodes over {s.tasks} tasks x {s.repeats} repeats; errors {s.errors} ({errs});
 agent errors {s.agent_errors}.</p>
 <h2>pass^k</h2><p>Dark: all trials (errors count as failures), with 95% bootstrap interval over tasks. Light: clean trials only.</p>
-{_pass_k_svg(s)}
-<h2>Rule compliance by situation</h2>{_rules_table(s)}
+<div class="scroll">{_pass_k_svg(s)}</div>
+<h2 id="rules">Rule compliance by situation</h2>{_rules_table(s)}
 {_simulator_html(s)}
-<h2>Tasks</h2><table><tr><th>task</th><th>solved</th><th>errors</th><th>ended by</th></tr>{per_task}</table>
+<h2>Tasks</h2><div class="scroll"><table><tr><th>task</th><th>solved</th><th>errors</th><th>ended by</th></tr>{per_task}</table></div>
+{_episodes_section(episodes, unreadable)}
 </body></html>"""
 
 
 def write_report(run_dir: Path, summary: RunSummary) -> Path:
-    """Write ``report.html`` for ``summary`` into ``run_dir``; returns its path."""
+    """Write ``report.html`` for ``summary`` into ``run_dir``, with the episodes of its
+    ``episodes.jsonl`` (the summary's tasks and repeats); returns its path."""
     out = Path(run_dir) / "report.html"
-    out.write_text(render(summary), encoding="utf-8")
+    tasks = [p.id for p in summary.per_task] if summary.per_task else None
+    episodes, unreadable = read_episodes(run_dir, tasks, summary.repeats)
+    out.write_text(render(summary, episodes, unreadable), encoding="utf-8")
     return out
 
 
