@@ -77,7 +77,7 @@ def summarize(
             else:
                 acc.cost += u.cost
 
-    return RunSummary(
+    summary = RunSummary(
         schema_version=SUMMARY_SCHEMA_VERSION,
         run_id=cfg.run_id,
         domain=cfg.domain,
@@ -100,6 +100,12 @@ def summarize(
         wall_s=wall_s,
         **rule_profile(recs, domain),
     )
+    if domain is not None:
+        # checked rules carry their check's measured error (domains/<d>/check_calibration.json)
+        from graders.calibrate.check_calibration import apply_check_calibration
+
+        apply_check_calibration(summary, recs, domain)
+    return summary
 
 
 def _why_failed(rec: EpisodeRecord) -> str:
