@@ -327,6 +327,10 @@ def ask_do_not_guess(events, idx, params):
     ask = search(questions, list(params.get("ask_patterns") or [r"\?"]), params.get("ignore_patterns"))
     if ask:
         return "FOLLOWED", f"asks ({ask.group(0)!r}) rather than guessing"
+    # a request is an ask by itself ("drop me the order number"); ask_patterns sort questions
+    plain = next((x for x in request_sentences(reply) if "?" not in x), None)
+    if plain:
+        return "FOLLOWED", f"asks ({plain[:60]!r}) rather than guessing"
     return "NOT_APPLICABLE", "asks for no detail, and guesses none"
 
 
