@@ -311,6 +311,9 @@ class RuleSummary(RuleCell):
     """With --calibration: the judge's accuracy on this rule's gold items."""
     untrusted: bool = False
     """With --calibration: the judge's accuracy on this rule is below the threshold."""
+    approximate: bool = False
+    """Decided by a deterministic check whose held-out accuracy (check_calibration.json) is below
+    the threshold: the corrected figure is approximate."""
 
 
 class CalibrationInfo(SummaryPart):

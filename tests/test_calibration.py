@@ -76,3 +76,117 @@ def test_run_summary_with_calibration(tmp_path):
     assert e.untrusted is False and e.calibrated is True and e.judge_accuracy == 0.85
     assert e.by_situation["cooperative"].corrected == pytest.approx(e.corrected)
     assert s.calibration.file == str(p) and s.calibration.judge == "x"
+
+
+# --- development vs held-out, the checks' stored error, judge modes ---------------------------
+
+
+def test_side_by_side_flags_a_check_that_learned_its_examples():
+    from graders.calibrate.calibration import report
+    from graders.calibrate.sets import side_by_side
+
+    def rows(rule, right, wrong):
+        return [{"rule": rule, "label": "FOLLOWED", "verdict": "FOLLOWED", "source": "written"}] * right + \
+               [{"rule": rule, "label": "VIOLATED", "verdict": "FOLLOWED", "source": "written"}] * wrong
+    dev = report(rows("A", 10, 0) + rows("B", 9, 1), 0.8)
+    held = report(rows("A", 7, 3) + rows("B", 8, 2), 0.8)
+    s = side_by_side(dev, held)
+    assert s["A"]["learned_its_examples"] is True and s["A"]["heldout_false_followed"] == 3
+    assert s["B"]["learned_its_examples"] is False  # 0.8 vs 0.9: within 0.1
+    assert s["overall"]["dev_accuracy"] == pytest.approx(0.95)
+
+
+def test_calibrate_loads_the_heldout_set_by_default(tmp_path):
+    from envs.domain import get_domain
+
+    out = tmp_path / "cal.json"
+    assert main(["--domain", "support", "--judge", "checks", "--out", str(out)]) == 0
+    cal = json.loads(out.read_text())
+    d = get_domain("support")
+    assert cal["overall"]["items"] == len(__import__("graders.calibrate.calibration", fromlist=["x"]).load_gold(d))
+    assert cal["heldout"]["overall"]["items"] == 112 and set(cal["sides"]) >= set(d.rules) | {"overall"}
+    # an explicit --gold measures that set alone
+    assert main(["--domain", "support", "--judge", "checks", "--gold", str(d.package_dir / "gold_heldout.yaml"), "--out", str(out)]) == 0
+    assert "heldout" not in json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("domain", ["support", "tutoring"])
+def test_stored_check_calibration_is_fresh(domain):
+    """Fails when a check or the held-out set changed since check_calibration.json was written:
+    regenerate with python -m graders.calibrate --domain D --judge checks --write-check-calibration."""
+    import asyncio
+
+    from envs.domain import get_domain
+    from graders.calibrate.calibration import CheckJudge, load_gold, report, run_calibration
+    from graders.calibrate.check_calibration import check_calibration_data, load_check_calibration
+    from graders.calibrate.sets import heldout_path
+
+    d = get_domain(domain)
+    rows = asyncio.run(run_calibration(d, load_gold(d, heldout_path(d)), CheckJudge()))
+    fresh = check_calibration_data(d, report(rows, 0.8), str(heldout_path(d)))
+    assert load_check_calibration(d) == json.loads(json.dumps(fresh)), "check_calibration.json is stale"
+
+
+def test_a_run_corrects_checked_rules_for_the_checks_error(tmp_path):
+    from envs.domain import get_domain
+    from envs.records import EpisodeRecord, Verdict
+    from graders.calibrate.check_calibration import load_check_calibration
+
+    d = get_domain("tutoring")
+    cal = load_check_calibration(d)["rules"]
+    weak = next(r for r, c in cal.items() if not c["trustworthy"] and c["sensitivity"] + c["specificity"] > 1)
+    strong = next((r for r, c in cal.items() if c["trustworthy"]), None)
+    verdicts = lambda r, src: [Verdict(turn=1, situation="x", rule=r, verdict="FOLLOWED" if i < 6 else "VIOLATED", source=src) for i in range(10)]
+    recs = [EpisodeRecord(episode_id="t#0", task_id="t", domain="tutoring", repeat=0, seed=0, reward=1.0,
+                          verdicts=verdicts(weak, "check") + (verdicts(strong, "judge") if strong else []))]
+    s = summarize(recs, {"domain": "tutoring", "repeats": 1}, domain=d)
+    e = s.rules[weak]
+    se, sp = cal[weak]["sensitivity"], cal[weak]["specificity"]
+    assert e.calibrated and e.approximate and e.corrected == pytest.approx(rogan_gladen(0.6, se, sp))
+    assert e.corrected_ci95 is not None and s.calibration.judge == "checks"
+    if strong:  # decided by a judge model: the checks' error says nothing about it
+        assert s.rules[strong].calibrated is False and s.rules[strong].corrected is None
+
+
+class _TinyJudge:
+    """Says VIOLATED for every rule it is asked about, and records which."""
+
+    def __init__(self, verdict="VIOLATED"):
+        self.asked: list[str] = []
+        self.verdict = verdict
+
+    async def judge_turn(self, situation, rules, events, idx, episode=None):
+        from envs.records import Verdict
+
+        self.asked += [r.id for r in rules]
+        return [Verdict(turn=events[idx].turn, situation=situation.id, rule=r.id, verdict=self.verdict,
+                        rationale="tiny", source="judge") for r in rules]
+
+
+@pytest.mark.parametrize("mode,judge_verdict,asked,expected", [
+    ("prefer", "VIOLATED", True, "VIOLATED"),      # the judge decides
+    ("prefer", "NEEDS_REVIEW", True, "FOLLOWED"),  # ... the check answers where it cannot
+    ("fallback", "VIOLATED", False, "FOLLOWED"),   # the check decides; it could, so no judge
+    ("never", "VIOLATED", False, "FOLLOWED"),
+])
+def test_judge_modes_per_rule(mode, judge_verdict, asked, expected):
+    import asyncio
+    import dataclasses
+
+    from envs.domain import get_domain
+    from envs.records import AgentEvent, UserEvent
+    from graders.rules.verdicts import judge_episode
+
+    d = get_domain("support")
+    r9 = d.rules["R9"].model_copy(update={"judge": mode})
+    dom = dataclasses.replace(d)
+    dom.__dict__["rules"] = {**d.rules, "R9": r9}
+    sit = next(s for s in d.situations.values() if s.rules == ["R9"] or "R9" in s.rules)
+    events = [UserEvent(turn=0, content="This is the worst service ever.", situation=sit.id),
+              AgentEvent(turn=1, content="I'm so sorry, that's frustrating.")]
+    j = _TinyJudge(judge_verdict)
+    out = asyncio.run(judge_episode(dom, next(iter(d.tasks.values())), events, j))
+    v = next(x for x in out if x.rule == "R9")
+    assert v.verdict == expected and (("R9" in j.asked) == asked)
+    # a rule without a check still goes to the judge, and is UNJUDGED without one
+    assert all(x.rule in {r for r in sit.rules} for x in out)

@@ -144,4 +144,11 @@ def make_tutoring_domain() -> TutoringDomain:
         scripted_users={"default": ScriptedStudent},
         seed=11,
         description="A Socratic math tutor helps a grade-school student through a multi-step word problem.",
+        gold_sources={"mrbench": _load_mrbench},
     )
+
+
+def _load_mrbench(path: Path):
+    from .mrbench import load_mrbench
+
+    return load_mrbench(path)

@@ -106,6 +106,9 @@ class Domain:
     tasks_path: Path | None = None
     # The domain's role words and scripted lines; default: <package_dir>/words.yaml, else neutral.
     words: DomainWords | None = None
+    # Gold sets imported from elsewhere, by name: ``--gold NAME:PATH`` in graders.calibrate
+    # calls ``gold_sources[NAME](Path(PATH))`` -> (gold items, {"excluded": ..., ...}).
+    gold_sources: dict[str, Callable[[Path], tuple[list, dict]]] = field(default_factory=dict)
     # This definition's lazily computed states (set in __post_init__; never shared by a copy).
     cache: DomainCache = field(init=False, repr=False, default=None)  # type: ignore[assignment]
 

@@ -124,8 +124,6 @@ def _simulator_html(s: RunSummary) -> str:
     )
 
 
-
-
 def _corrected(e) -> str:
     if e is None or e.corrected is None:
         return ""

@@ -89,7 +89,7 @@ def summarize(
     for p in per_task:
         p.causes = task_causes.get(p.id, {})
 
-    return RunSummary(
+    summary = RunSummary(
         schema_version=SUMMARY_SCHEMA_VERSION,
         run_id=cfg.run_id,
         domain=cfg.domain,
@@ -114,6 +114,12 @@ def summarize(
         pass_hat_k_agent_only=agent_only,
         **rule_profile(recs, domain),
     )
+    if domain is not None:
+        # checked rules carry their check's measured error (domains/<d>/check_calibration.json)
+        from graders.calibrate.check_calibration import apply_check_calibration
+
+        apply_check_calibration(summary, recs, domain)
+    return summary
 
 
 def _why_failed(rec: EpisodeRecord) -> str:

@@ -63,7 +63,7 @@ def print_summary(summary: RunSummary, console=None) -> None:
             rt.add_column(col)
         for rule, e in sorted(s.rules.items(), key=lambda kv: natural_key(kv[0])):
             row = [
-                rule + (" [red](untrusted judge)[/red]" if e.untrusted else ""),
+                rule + (" [yellow](approximate: weak check)[/yellow]" if e.approximate else " [red](untrusted judge)[/red]" if e.untrusted else ""),
                 "-" if e.compliance is None else f"{e.compliance:.2f}",
                 f"{e.followed}/{e.judged}",
                 _ci(e.ci95),

@@ -331,6 +331,10 @@ class Rule(Spec):
     # terminal tool such as a transfer to a human), for rules about what to do, e.g. "escalate
     # when asked". Rules about what the reply says are not: there is no reply.
     on_handoff: bool = False
+    # When a judge model is given, who decides a rule that also has a check: "prefer" (the judge;
+    # the check only where the judge gives no verdict), "fallback" (the check; the judge only where
+    # the check cannot decide) or "never" (the check alone). Rules without a check ask the judge.
+    judge: Literal["prefer", "fallback", "never"] = "fallback"
 
 
 # --- loading ----------------------------------------------------------------------

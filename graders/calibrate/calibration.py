@@ -191,15 +191,16 @@ def apply_calibration(summary: RunSummary, path: Path) -> RunSummary:
         raise SpecError(f"{path}: --calibration: file not found") from None
     except json.JSONDecodeError as e:
         raise SpecError(f"{path}: --calibration: not JSON ({e.msg}, line {e.lineno})") from None
-    rules = cal.get("rules") if isinstance(cal, dict) else None
+    # the held-out numbers, when the calibration has them, are the honest ones
+    src = cal.get("heldout") if isinstance(cal, dict) and isinstance(cal.get("heldout"), dict) else cal
+    rules = src.get("rules") if isinstance(src, dict) else None
     if not isinstance(rules, dict):
         raise SpecError(f"{path}: rules: missing (is this a calibration.json?)")
     summary.calibration = CalibrationInfo(file=str(path), judge=cal.get("judge"), threshold=cal.get("threshold"))
     for rid, entry in summary.rules.items():
         c = rules.get(rid)
         if c is None:
-            entry.calibrated = False
-            continue
+            continue  # calibrated: false, or as the domain's check calibration left it
         entry.calibrated = True
         entry.judge_accuracy = c["accuracy"]
         entry.untrusted = not c["trustworthy"]
@@ -308,11 +309,17 @@ def main(argv: list[str] | None = None) -> int:
 
     import envs  # noqa: F401
     from envs.domain import get_domain
+    from graders.calibrate import sets
 
     ap = argparse.ArgumentParser(prog="python -m graders.calibrate", description="Measure a judge on a domain's gold set.")
     ap.add_argument("--domain", required=True)
     ap.add_argument("--judge", required=True, help="a litellm model string, or 'checks' for the deterministic checks")
-    ap.add_argument("--gold", default=None, help="gold set file (default: domains/<d>/gold.yaml)")
+    ap.add_argument("--gold", default=None, help="gold set file, or NAME:PATH for a source the domain declares "
+                    "(e.g. mrbench:FILE); default: domains/<d>/gold.yaml")
+    ap.add_argument("--heldout", default=None, help="held-out gold set measured beside --gold ('none': skip); "
+                    "default: domains/<d>/gold_heldout.yaml when it exists and --gold is not given")
+    ap.add_argument("--write-check-calibration", action="store_true",
+                    help="with --judge checks: store the checks' held-out error in domains/<d>/check_calibration.json")
     ap.add_argument("--out", default="calibration.json")
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--seed", type=int, default=0)
@@ -329,7 +336,16 @@ def main(argv: list[str] | None = None) -> int:
     console = Console()
     try:
         domain = get_domain(args.domain)
-        gold = Path(args.gold) if args.gold else gold_path(domain)
+        gold_spec = args.gold or str(gold_path(domain))
+        if args.heldout == "none":
+            heldout = None
+        elif args.heldout:
+            heldout = Path(args.heldout)
+        else:
+            hp = sets.heldout_path(domain)
+            heldout = hp if args.gold is None and hp.exists() else None
+        if args.write_check_calibration and (args.judge != "checks" or heldout is None):
+            raise SpecError("--write-check-calibration: needs --judge checks and a held-out set (domains/<d>/gold_heldout.yaml)")
         if args.judge == "checks":
             judge = CheckJudge()
             if args.extend:
@@ -341,23 +357,45 @@ def main(argv: list[str] | None = None) -> int:
             if args.extend:
                 from graders.calibrate.gold_writer import extend_gold
 
+                gold = Path(gold_spec)
                 added = extend_gold(domain, gold, judge, coverage_gaps(domain, load_gold(domain, gold) if gold.exists() else []))
                 console.print(f"added {added} unreviewed gold items to {gold}")
-        items = load_gold(domain, gold)
+        items, info = sets.load_source(domain, gold_spec)
         rows = asyncio.run(run_calibration(domain, items, judge, seed=args.seed, concurrency=args.concurrency))
+        held_items = load_gold(domain, heldout) if heldout else None
+        held_rows = asyncio.run(run_calibration(domain, held_items, judge, seed=args.seed, concurrency=args.concurrency)) if heldout else None
     except SpecError as e:
         console.print(f"[red]error:[/red] {e}", soft_wrap=True, highlight=False)
         return 2
     cal = report(rows, args.threshold)
     cal["judge"] = args.judge
     cal["domain"] = domain.name
-    cal["gold"] = str(gold)
-    gaps = coverage_gaps(domain, items)
+    cal["gold"] = gold_spec
+    gaps = coverage_gaps(domain, items) if info["source"] == "yaml" else []
     cal["gold_gaps"] = [{"rule": r, "situation": s, "label": l} for r, s, l in gaps]
+    if info["source"] != "yaml":
+        cal["gold_source"] = info
+        cal["agreement"] = sets.agreement_report(rows)
+    if held_rows is not None:
+        cal["heldout"] = {"gold": str(heldout), **report(held_rows, args.threshold)}
+        cal["sides"] = sets.side_by_side(cal, cal["heldout"])
     Path(args.out).write_text(json.dumps(cal, indent=2), encoding="utf-8")
     print_report(cal, console)
+    if "agreement" in cal:
+        sets.print_agreement(cal["agreement"], info, console, args.judge)
+    if "sides" in cal:
+        sets.print_side_by_side(cal["sides"], console, args.judge)
+        learned = [r for r, s in cal["sides"].items() if s["learned_its_examples"]]
+        if learned:
+            console.print(f"[red]learned its examples[/red] (held-out accuracy more than {sets.LEARNED_MARGIN} "
+                          f"below development): {', '.join(learned)}", soft_wrap=True)
     if gaps:
         console.print(f"[yellow]{len(gaps)} (rule, situation, label) combinations have no gold item[/yellow]")
+    if args.write_check_calibration:
+        from graders.calibrate.check_calibration import write_check_calibration
+
+        path = write_check_calibration(domain, cal["heldout"], str(heldout))
+        console.print(f"wrote {path}", soft_wrap=True)
     console.print(f"wrote {args.out}", soft_wrap=True)
     return 0
 

@@ -1,8 +1,9 @@
 """The generic date check: every date a reply gives must be one the tools showed.
 
-``dates_from_tools`` reads the dates in an agent reply (ISO dates, "tomorrow", "by Friday",
-"within 5 business days", "next week", "June 12", "12 June") and compares them with the
-ISO dates in the outputs of the tools the rule names. It knows no domain: the tools, the
+``dates_from_tools`` reads the dates in an agent reply (ISO dates and timestamps, "tomorrow",
+"by Friday", "within 5 business days", "next week", "June 12", "12 June", "the 17th") and
+compares them with the ISO dates in the outputs of the agent's tools (those the rule names,
+when it names some). It knows no domain: the tools, the
 day that counts as today and the hedges that exempt a date come from the rule's params.
 """
 
@@ -19,8 +20,9 @@ _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "augu
            "october", "november", "december"]
 _COUNT = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10,
           "a couple of": 3, "a few": 5, "a day or": 2}
-# no \b at the end: tool outputs hold timestamps such as "2026-06-10T15:20:00"
-_ISO = re.compile(r"(?<![\d-])(20\d\d-\d\d-\d\d)(?![\d-])")
+# Every ISO form: a date, or the date of a timestamp ("2026-06-10T15:20:00", "...Z",
+# "...+02:00", "2026-06-10 15:20"); no \b at the end, since a "T" follows the date.
+_ISO = re.compile(r"(?<![\d-])(20\d\d-\d\d-\d\d)(?=$|[^\d-]|-\d\d:\d\d)")
 _MONTH_RE = "(" + "|".join(_MONTHS) + r")"
 # The ways a reply can name a day (point) or a latest day (bound: "by", "within").
 _DATE_EXPRS = [
@@ -32,6 +34,8 @@ _DATE_EXPRS = [
     ("week", re.compile(r"\b(by the end of (?:the|this) week|end of (?:the|this) week|this week|next week)\b", re.I)),
     ("month_day", re.compile(r"\b" + _MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)),
     ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"\b", re.I)),
+    # "by the 17th": a day of this month (next month's when it has passed)
+    ("ordinal", re.compile(r"\bthe\s+(\d{1,2})(st|nd|rd|th)\b(?!\s+(?:of\s+)?" + _MONTH_RE + r")", re.I)),
 ]
 
 
@@ -58,6 +62,15 @@ def _resolve(kind: str, m: re.Match, today: dt.date | None) -> tuple[dt.date, dt
         return None
     if today is None:
         return None
+    if kind == "ordinal":
+        day = int(m.group(1))
+        try:
+            d = today.replace(day=day)
+            if d < today:
+                d = dt.date(today.year + today.month // 12, today.month % 12 + 1, day)
+        except ValueError:
+            return None
+        return d, d
     if kind == "tomorrow":
         d = today + dt.timedelta(days=1)
         return d, d
@@ -94,7 +107,9 @@ def dates_from_tools(events, idx, params):
     of a return window counted from the delivery date)."""
     reply = reply_text(events, idx)
     today = dt.date.fromisoformat(params["today"]) if params.get("today") else None
-    tools = set(params["tools"])
+    # every tool the agent called is the system; ``tools`` narrows it when a rule says so
+    named = params.get("tools")
+    tools = set(named) if named else {e.call.name for e in agent_tools_before(events, idx)}
     system: set[dt.date] = set()
     for e in agent_tools_before(events, idx):
         if e.call.name in tools:
@@ -120,7 +135,8 @@ def dates_from_tools(events, idx, params):
             span = _resolve(kind, m, today)
             if span is None:
                 if not system and not any(e.call.name in tools for e in agent_tools_before(events, idx)):
-                    return "VIOLATED", f"said {said!r} before calling any of {', '.join(sorted(tools))}"
+                    return "VIOLATED", f"said {said!r} before calling any tool" if not named else \
+                        f"said {said!r} before calling any of {', '.join(sorted(tools))}"
                 continue
             lo, hi = span
             if not any(lo <= d <= hi for d in system):

@@ -152,3 +152,49 @@ def search(text: str, patterns: list[str], ignore: list[str] | None = None,
                 continue
             return m
     return None
+
+
+# -- what a sentence does ----------------------------------------------------------------
+
+# A request made without a question mark: "Let me know which piece it was", "Please tell me
+# which one you mean", "Send it over along with your email", "Email and zip, please".
+_REQUEST = re.compile(
+    r"^(?:(?:so|and|then|now|just|once [^,]+,|if [^,]+,|okay|ok|great|thanks)[,\s]+)*(?:please\s+)?"
+    r"(?:let me know|tell me|give me|send (?:me|it|them|over|us)|share|confirm|provide|reply with|type|enter|"
+    r"drop me|pass me|write (?:me|down))\b"
+    r"|\bplease\b"
+    r"|\b(?:I(?:'ll| will)? need|I'd need|I need) (?:you to|your|the|to (?:know|have|see))\b",
+    re.I,
+)
+
+
+def request_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that ask the reader for something, with or without a
+    question mark (questions, and requests such as "let me know which one")."""
+    return [x for x in sentences(text) if "?" in x or _REQUEST.search(x)]
+
+
+def statement_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that state something (neither a question nor a request)."""
+    asks = set(request_sentences(text))
+    return [x for x in sentences(text) if x not in asks]
+
+
+# A negated ability or will: "can't", "I'm not able to", "won't", "there's no way I can".
+_NEGATED = (r"\b(?:can['’]?t|cannot|can not|won['’]?t|will not|couldn['’]?t|(?:am|'m|are|is) not (?:able|allowed|permitted|going)"
+            r"|not able|unable|not allowed|not permitted|no way (?:I|we) can|not in a position|never)\b")
+
+
+def refuses(text: str, acts: list[str]) -> re.Match | None:
+    """A clause of ``text`` that refuses one of ``acts`` (regexes of what is refused, e.g.
+    ``"override|exception|skip"``) in any wording: a negated ability or will, then the act
+    later in the same clause ("I'm not able to make exceptions to that", "I also can't set
+    the verification rules aside"). Returns the match of the negation up to the act."""
+    for clause in re.split(r"[.!?;]\s+|\bbut\b|\bhowever\b", text or "", flags=re.I):
+        for neg in re.finditer(_NEGATED, clause, re.I):
+            for a in acts:
+                # the act within a few words of the negation, so "can't find it, so I'll skip" is no refusal
+                m = re.search(a, clause[neg.end(): neg.end() + 45], re.I)
+                if m:
+                    return re.search(re.escape(clause[neg.start(): neg.end() + m.end()]), text, re.I)
+    return None

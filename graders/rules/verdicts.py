@@ -2,9 +2,12 @@
 
 The situation of an agent reply is the one the user simulator played in the
 user message the reply answers. Rules with a deterministic ``check`` are
-decided here without a model; the others go to the judge (``judge_turn``)
-when one is given, and are recorded as UNJUDGED otherwise, so the report can
-say which rules went unjudged and on how many turns.
+decided here without a model, unless a judge is given and the rule's ``judge:``
+says ``prefer`` (the judge decides, the check answers where the judge gives no
+verdict) or ``fallback`` (the check decides, the judge only where the check
+answers NEEDS_REVIEW); ``never`` keeps the check alone. Rules without a check
+go to the judge (``judge_turn``) when one is given, and are recorded as
+UNJUDGED otherwise, so the report can say which rules went unjudged.
 """
 
 from __future__ import annotations
@@ -50,8 +53,9 @@ async def judge_episode(
     domain: Domain, task: Task, events: list[Event], judge: Judge | None, episode: EpisodeId | None = None
 ) -> list[Verdict]:
     """One verdict per (agent reply, rule of the situation it answers), in transcript order:
-    rules with a check are decided by it, the others by ``judge.judge_turn`` (given ``episode``,
-    by default ``EpisodeId(task_id=task.id)``) or UNJUDGED without a judge. Raises SpecError
+    rules with a check by it or the judge as their ``judge:`` mode says (see the module), the
+    others by ``judge.judge_turn`` (given ``episode``, by default ``EpisodeId(task_id=task.id)``)
+    or UNJUDGED without a judge. Raises SpecError
     for a check type nobody registered."""
     episode = episode or EpisodeId(task_id=task.id)
     verdicts: list[Verdict] = []
@@ -65,20 +69,40 @@ async def judge_episode(
         rules = [domain.rules[r] for r in sit.rules if r in domain.rules]
         if idx >= n:  # the stand-in for a handoff: only the rules about what to do
             rules = [r for r in rules if r.on_handoff]
+        checked: dict[str, Verdict] = {}
         for_judge = []
         for rule in rules:
-            if rule.check is not None:
-                v, why = run_check(rule.check.type, rule.check.params, events, idx, rule=rule.id)
-                verdicts.append(Verdict(turn=turn, situation=sid, rule=rule.id, verdict=v, rationale=why, source="check"))
-            else:
+            if rule.check is None:
                 for_judge.append(rule)
-        if not for_judge:
-            continue
-        if judge is None:
-            verdicts.extend(
-                Verdict(turn=turn, situation=sid, rule=r.id, verdict="UNJUDGED", rationale="no judge model", source="none")
-                for r in for_judge
-            )
-        else:
-            verdicts.extend(await judge.judge_turn(sit, for_judge, events, idx, episode))
+                continue
+            v, why = run_check(rule.check.type, rule.check.params, events, idx, rule=rule.id)
+            checked[rule.id] = Verdict(turn=turn, situation=sid, rule=rule.id, verdict=v, rationale=why, source="check")
+            if judge is not None and (rule.judge == "prefer" or (rule.judge == "fallback" and v == "NEEDS_REVIEW")):
+                for_judge.append(rule)
+        judged = await judge.judge_turn(sit, for_judge, events, idx, episode) if judge is not None and for_judge else None
+        verdicts.extend(_decide(rules, checked, for_judge, judged, turn, sid))
     return verdicts
+
+
+def _decide(rules, checked: dict[str, Verdict], for_judge, judged: list[Verdict] | None, turn: int, sid: str) -> list[Verdict]:
+    """One verdict per rule, in ``rules`` order: the judge's for the rules it was asked about
+    (a "prefer" rule falls back to its check when the judge gives no decided verdict), the
+    check's for the others, UNJUDGED for a rule without a check when there is no judge."""
+    asked = {r.id for r in for_judge}
+    by_rule: dict[str, Verdict] = {}
+    for v in judged or []:
+        by_rule.setdefault(v.rule, v)
+    out: list[Verdict] = []
+    for rule in rules:
+        c = checked.get(rule.id)
+        j = by_rule.get(rule.id)
+        if rule.id in asked and judged is not None:
+            if j is not None and (c is None or j.verdict in ("FOLLOWED", "VIOLATED", "NOT_APPLICABLE")):
+                out.append(j)
+            elif c is not None:
+                out.append(c.model_copy(update={"rationale": f"{c.rationale} (the judge gave no verdict)"}))
+        elif c is not None:
+            out.append(c)
+        elif judged is None:
+            out.append(Verdict(turn=turn, situation=sid, rule=rule.id, verdict="UNJUDGED", rationale="no judge model", source="none"))
+    return out
