@@ -116,11 +116,11 @@ def _simulator_html(s: RunSummary) -> str:
     agent_only = " ".join(f"k={k}: {v:.3f}" for k, v in s.pass_hat_k_agent_only.items())
     return (
         "<h2>Simulated user fidelity and causes of failure</h2>"
-        f"<table><tr><th>flag</th><th>times</th><th>episodes/measured</th><th>episodes</th></tr>{rows}</table>"
+        f"<div class=\"scroll\"><table><tr><th>flag</th><th>times</th><th>episodes/measured</th><th>episodes</th></tr>{rows}</table></div>"
         f"<p>Causes: {causes}. Failed with simulator flags: {len(sim.flagged_failures)}."
         f"{' Reviewer: ' + html.escape(sim.reviewer) + '.' if sim.reviewer else ''}</p>"
         f"<p>pass^k counting only agent-caused failures (a second figure, not the score): {agent_only or '-'}</p>"
-        f"<table><tr><th>episode</th><th>cause</th><th>source</th><th>evidence</th></tr>{eps}</table>"
+        f"<div class=\"scroll\"><table><tr><th>episode</th><th>cause</th><th>source</th><th>evidence</th></tr>{eps}</table></div>"
     )
 
 
