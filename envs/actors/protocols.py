@@ -102,8 +102,12 @@ class UserTurn:
 
 @dataclass
 class UserReply:
+    """The user's message. ``situation``: the situation the message actually plays, when the
+    simulator could not play the drawn one (the turn is labelled with it); None keeps the draw."""
+
     content: str
     stop: bool = False
+    situation: str | None = None
 
 
 class UserSimulator(Protocol):

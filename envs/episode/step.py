@@ -125,7 +125,7 @@ class Episode:
         reply = await self.user.reply(turn)
         stop = reply.stop or STOP_TOKEN in reply.content
         content = reply.content.replace(STOP_TOKEN, "").strip()
-        ev = UserEvent(turn=self.turn, content=content, situation=sid, stop=stop)
+        ev = UserEvent(turn=self.turn, content=content, situation=reply.situation or sid, stop=stop)
         self.events.append(ev)
         return ev
 
