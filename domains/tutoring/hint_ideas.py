@@ -66,3 +66,11 @@ def addressed(code: str | None, text: str) -> str | None:
         if any(p.search(text) for p in idea.patterns):
             return idea.id
     return None
+
+
+def addressed_ideas(code: str | None, text: str) -> list[str]:
+    """The ids of every idea of misconception ``code`` that ``text`` addresses (ideas may overlap)."""
+    m = ideas().get(code or "")
+    if m is None or not text:
+        return []
+    return [i.id for i in m.ideas if any(p.search(text) for p in i.patterns)]

@@ -49,7 +49,7 @@ from .hint_ideas import addressed, ideas
 from .problems import HERE, fmt, numbers_in, parse_number
 
 POSITIVE = re.compile(
-    r"\b(correct|you got it|you'?ve got it|you solved|solved it|well done|that'?s right|that is right|you'?re right|exactly|"
+    r"\b(correct|you got it|you'?ve got it|you solved|solved it|well done|that'?s right|that is right|you'?re right|exactly(?= right|!|\.|,| -)|"
     r"spot on|nailed it|you did it|great job|good job|great work|nice work|that'?s the (right )?answer|right answer)\b",
     re.I,
 )
@@ -188,12 +188,21 @@ class ScriptedStudent:
             note = "" if "submitted" in out else " The system says my session is closed anyway."
             return UserReply(f"Oh, so it's {x}. Okay, I'll write that down. Thanks.{note} {STOP_TOKEN}", stop=True)
 
-        # The tutor confirms the answer the student gave: happy, done.
-        if self.stated and POSITIVE.search(msg) and not NEGATIVE.search(msg):
+        # The tutor confirms the answer the student gave (in a statement, not a question): happy, done.
+        verdicts = " ".join(x for x in re.split(r"(?<=[.!?])\s+", msg) if not x.rstrip().endswith("?"))
+        if self.stated and POSITIVE.search(verdicts) and not NEGATIVE.search(verdicts):
             if self.is_right(self.stated[-1]):
                 return UserReply(f"Yes! Thank you, that makes sense now. {STOP_TOKEN}", stop=True)
             return UserReply(f"Cool, so I was right. Thanks, bye! {STOP_TOKEN}", stop=True)
 
+        told_fact = False
+        for hf in turn.task.scenario.hidden_facts:
+            if hf.id not in self.revealed and any(w.lower() in heard.lower() for w in hf.asked_by):
+                self.revealed.add(hf.id)
+                pre.append(hf.fact)
+                told_fact = True
+                if hf.id == "tried" and self.active:
+                    self.shown_wrong = True
         revised = False
         if self.active and self.shown_wrong and not self.stubborn and addressed(self.code, heard):
             self.active, revised = False, True
@@ -211,14 +220,6 @@ class ScriptedStudent:
         if quits and ((drawn == "tries_to_quit" and early) or turn.turn >= int(self.cfg.get("quit_turn", 4))):
             return self._quit(turn, quits, dims)
 
-        told_fact = False
-        for hf in turn.task.scenario.hidden_facts:
-            if hf.id not in self.revealed and any(w.lower() in heard.lower() for w in hf.asked_by):
-                self.revealed.add(hf.id)
-                pre.append(hf.fact)
-                told_fact = True
-                if hf.id == "tried" and self.active:
-                    self.shown_wrong = True
         if not told_fact and L.PERSONAL_Q.search(msg):
             pre.append(self._pick(turn, L.DONT_KNOW))  # its scenario gives no such fact: it never makes one up
 
