@@ -246,6 +246,8 @@ class ScriptedStudent:
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
             parts.append(turn.rng.choice(L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper]).format(s=s))
+            if played == "frustrated":
+                parts.append(self._mood(turn, "frustrated"))
             self._state(turn, x, parts, L.STATE[played])
             return " ".join(parts), played
         parts.append(turn.rng.choice(L.OPEN_HELP[temper]).format(s=s))
@@ -264,9 +266,16 @@ class ScriptedStudent:
             parts.append("Can you explain how you even start a problem like this?")
         elif sit == "tries_to_quit":
             parts.append("I kind of want to skip it.")
+        elif sit == "goes_off_tangent":
+            parts.append(self._mood(turn, sit))
         elif not self.stated:
             parts.append("I haven't finished it.")
         return " ".join(parts), sit
+
+    def _mood(self, turn: UserTurn, sit: str) -> str:
+        """A line of the situation's own mood (its scripted prefix), to enact it in an opening."""
+        s = _situations().get(sit)
+        return turn.rng.choice(s.scripted.prefix) if s is not None and s.scripted.prefix else ""
 
     def _answer_turn(self, turn: UserTurn, sit: str, msg: str, parts: list[str]) -> str:
         """Play an answering situation; returns the situation actually played."""
