@@ -194,3 +194,103 @@ def test_words_file_errors_name_the_field(tmp_path):
     with pytest.raises(SpecError, match="not_a_field"):
         load_words(tmp_path)
     assert load_words(tmp_path / "missing") == DomainWords()
+
+
+def _user_prompt(d, task) -> str:
+    sid = task.scenario.situations[0] if task.scenario.situations else None
+    turn = UserTurn(
+        task=task, persona=d.persona(task), situation=d.situations.get(sid) if sid else None, situation_id=sid,
+        agent_message=None, events=[], turn=0, rng=random.Random(0), call_tool=lambda n, a: "",
+        user_tool_schemas=d.user_tools.schemas(), episode=EpisodeId(task_id=task.id), words=d.words,
+    )
+    return LLMUser(None, _ep(), prompts=Prompts.for_domain(d)).system_prompt(turn)
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_the_llm_user_prompt_holds_the_whole_scenario_of_every_task(name):
+    d = _domain(name)
+    n_mind = 0
+    for task in d.tasks.values():
+        sc = task.scenario
+        text = _user_prompt(d, task)
+        where = f"{name}/{task.id}"
+        for part in [sc.goal, sc.request, *sc.known_facts, *sc.done_when]:
+            assert part in text, f"{where}: {part!r} missing"
+        for h in sc.hidden_facts:
+            line = next((ln for ln in text.splitlines() if h.fact in ln), None)
+            assert line is not None, f"{where}: hidden fact {h.id} missing"
+            assert "reveal only when" in line and all(w in line for w in h.asked_by), f"{where}: {h.id} not marked only-when-asked"
+        if sc.mind_change:
+            n_mind += 1
+            assert sc.mind_change.say in text and all(w in text for w in sc.mind_change.when_asked), f"{where}: change of mind missing"
+        for u in sc.user_tools:
+            assert u.tool in text and all(w in text for w in u.when_asked), f"{where}: when to use {u.tool} missing"
+        assert ("say no" in text) == (not sc.accepts) and ("say yes" in text) == sc.accepts, f"{where}: decision"
+    if name == "support":
+        assert n_mind >= 3  # the tasks whose new value (an address, a replacement) lives only in mind_change.say
+
+
+def test_the_change_of_mind_reaches_the_llm_user_with_its_new_value():
+    d = _domain("support")
+    text = _user_prompt(d, d.tasks["sup_changes_mind_cancel_to_address"])
+    assert "18 Birch Lane, Madison, WI 53711" in text and '"shall i cancel"' in text
+
+
+@pytest.mark.parametrize("domain", ["support", "tutoring"])
+def test_persona_texts_never_ask_the_user_to_invent_facts(domain):
+    from envs.spec.personas import load_dimensions
+
+    for dim, values in load_dimensions(domain).items():
+        for value, text in values.items():
+            assert "nobody asked for" not in text and "misremember" not in text.lower(), f"{domain}: {dim}.{value}: {text}"
+
+
+def _prompts_cli(*args):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return subprocess.run([sys.executable, "-m", "envs.prompts", *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_envs_prompts_prints_what_each_role_is_sent_by_the_actors_own_code():
+    from envs.prompts import build
+
+    t = "sup_changes_mind_cancel_to_address"
+    user = build("support", t, "user", turn=1)
+    assert user[0]["messages"][0]["content"].startswith("You are playing a customer")
+    assert "18 Birch Lane" in user[0]["messages"][0]["content"] and user[0]["messages"][-1]["role"] == "user"
+    agent = build("support", t, "agent", turn=0)
+    assert agent[0]["messages"][0]["role"] == "system" and "# Policy" in agent[0]["messages"][0]["content"]
+    assert {x["function"]["name"] for x in agent[0]["tools"]} == set(get_domain("support").agent_tools.tools)
+    assert [m["role"] for m in agent[0]["messages"]] == ["system", "user"] and "O-92101" in agent[0]["messages"][1]["content"]
+    as_json = build("support", t, "agent", turn=0, tool_mode="json")
+    assert "tools" not in as_json[0] and "cancel_order" in as_json[0]["messages"][0]["content"]
+    # the judge: one request per turn; rules with a check are named, never sent
+    judged = build("tutoring", "tutoring-02-tp02-add-denominators", "judge", turn=0)
+    assert judged and "decided by checks, not sent" in judged[0]["what"]
+    # the same seed draws the same situations as the runner: the opening's situation is the run's
+    from envs.episode.step import episode_seed
+
+    task = get_domain("tutoring").tasks["tutoring-02-tp02-add-denominators"]
+    drawn = random.Random(episode_seed(3, task.id, 0)).choice(task.scenario.situations)
+    assert f"(situation {drawn})" in build("tutoring", task.id, "user", turn=0, seed=3)[0]["what"]
+
+    out = _prompts_cli("--domain", "tutoring", "--task", "tutoring-02-tp02-add-denominators", "--role", "agent", "--turn", "1")
+    assert out.returncode == 0 and "--- system ---" in out.stdout and "--- tools ---" in out.stdout and "give_hint" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "args,reason",
+    [
+        (["--domain", "nope", "--task", "x", "--role", "user"], "unknown domain"),
+        (["--domain", "support", "--task", "nope", "--role", "user"], "no task 'nope'"),
+        (["--domain", "support", "--task", "sup_change_address", "--role", "boss"], "unknown role"),
+        (["--domain", "support", "--task", "sup_change_address", "--role", "user", "--turn", "99"], "ends before"),
+    ],
+)
+def test_envs_prompts_fails_in_one_line(args, reason):
+    out = _prompts_cli(*args)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and reason in lines[0] and "Traceback" not in out.stderr

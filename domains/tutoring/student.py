@@ -1,9 +1,9 @@
 """The scripted student: plays each drawn situation, computing with a misconception.
 
 Deterministic given (task, persona, seed). The student's mind (the problem,
-its steps and answer, the wrong answer the misconception gives, the keywords
-that address it) is put in the task's ``extra["student_mind"]`` by the domain
-when tasks load; the behaviour knobs are the task's ``extra["student"]``:
+its steps and answer, the wrong answer the misconception gives) is put in the
+task's ``extra["student_mind"]`` by the domain when tasks load; the behaviour
+knobs are the task's ``extra["student"]``:
 
 * ``stubborn``: hints do not dislodge the misconception (a student who quits);
 * ``quits``: ``end_session`` (asks to end: abandoned) or ``leave`` (just goes:
@@ -12,13 +12,25 @@ when tasks load; the behaviour knobs are the task's ``extra["student"]``:
 * ``slips``: how many arithmetic slips the student makes once the
   misconception is gone (played on ``makes_mistake`` turns).
 
-Each turn it: lets go of the misconception once a tutor message (or a hint
-given with ``give_hint``) contains one of its keywords; corrects a slip once
-the tutor points at a step; answers a pending clarification question; reveals
-a hidden fact when asked for it; then plays the situation. It submits every
-answer it states as final through ``submit_answer``, copies an answer the
-tutor gives away, and stops once the tutor confirms a correct answer (or
-calls a wrong one correct: it believes its tutor).
+Contract, each turn:
+
+* It shows its wrong answer before anything can change its mind; after that it
+  lets go of the misconception once a tutor message (or a hint given with
+  ``give_hint``) addresses one of the misconception's ideas in any words
+  (``hint_ideas.addressed``), and says so in its own words.
+* It corrects a slip once the tutor points at its working or says it is wrong;
+  answers a pending clarification; reveals a hidden fact when asked for it;
+  says "I don't know" to a personal question its scenario gives no answer to.
+* It plays the drawn situation if it can, else the one it can play, and labels
+  the turn with what it played (``UserReply.situation``): an answer it believes
+  is wrong is never a ``solves_problem`` turn; with no mistake left to make, a
+  ``makes_mistake`` turn is played as ``solves_problem``.
+* It states the right answer once (again only when the tutor asks for it);
+  never quotes a worked step's label, which it never saw; never sends the same
+  message twice; an opening never contradicts itself.
+* It submits every answer it states as final through ``submit_answer``, copies
+  an answer the tutor gives away, and stops once the tutor confirms an answer
+  it gave (it believes its tutor, even about a wrong one).
 """
 
 from __future__ import annotations
@@ -26,21 +38,37 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.records import ToolEvent, UserEvent
+from envs.spec.schema import Situation, load_list
 
-from .problems import fmt, numbers_in, parse_number
+from . import student_lines as L
+from .hint_ideas import addressed, ideas
+from .problems import HERE, fmt, numbers_in, parse_number
 
-POSITIVE = re.compile(r"\b(correct|you got it|you solved|solved it|well done|that'?s right|you did it|great job)\b", re.I)
-NEGATIVE = re.compile(r"\b(not quite|not (quite )?(correct|right)|isn'?t (correct|right)|incorrect|wrong|not yet)\b", re.I)
-POINTS_AT_STEP = re.compile(r"\b(step|check|look again|look at|recheck|re-check|calculation|where you)\b", re.I)
-ASKS = re.compile(r"\?")
-ASIDES = (
-    "My teacher says I rush things.",
-    "We did this kind of thing in class last week, kind of.",
-    "My brother says these are easy but he's in high school.",
+POSITIVE = re.compile(
+    r"\b(correct|you got it|you'?ve got it|you solved|solved it|well done|that'?s right|that is right|you'?re right|exactly(?= right|!|\.|,| -)|"
+    r"spot on|nailed it|you did it|great job|good job|great work|nice work|that'?s the (right )?answer|right answer)\b",
+    re.I,
 )
+NEGATIVE = re.compile(
+    r"\b(not quite|not (yet )?(quite )?(correct|right)|isn'?t (correct|right|it)|incorrect|wrong|not yet|not the answer|"
+    r"close,? but|almost|doesn'?t (look|seem) right|not what)\b",
+    re.I,
+)
+POINTS_AT_STEP = re.compile(
+    r"\b(step|check|look again|look at|look back|recheck|re-check|double-check|go back|calculation|arithmetic|where you|"
+    r"last (bit|part|sum)|redo|work it again)\b",
+    re.I,
+)
+ANSWERING = ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer")
+
+
+@lru_cache(maxsize=1)
+def _situations() -> dict[str, Situation]:
+    return {s.id: s for s in load_list(Situation, HERE / "situations.yaml", "situations")}
 
 
 @dataclass
@@ -48,13 +76,16 @@ class ScriptedStudent:
     name: str = "scripted:student"
     started: bool = False
     active: bool = False  # still holds the misconception
+    shown_wrong: bool = False  # has shown its misconception's answer (or working)
     stubborn: bool = False
     slips_left: int = 0
     slip_pending: bool = False
     pending_ambiguous: str | None = None
     submitted: list[str] = field(default_factory=list)
-    stated: list[str] = field(default_factory=list)
+    stated: list[str] = field(default_factory=list)  # every answer it gave, hedged ones too
+    told: list[str] = field(default_factory=list)  # the answers it gave as its own, unhedged
     revealed: set[str] = field(default_factory=set)
+    said: set[str] = field(default_factory=set)
     quiet_turns: int = 0  # turns since the student last stated an answer
     explain_i: int = 0
 
@@ -64,10 +95,10 @@ class ScriptedStudent:
         self.started = True
         mind = turn.task.extra["student_mind"]
         cfg = turn.task.extra.get("student", {}) or {}
-        self.mind = mind
-        self.cfg = cfg
+        self.mind, self.cfg = mind, cfg
         self.answer = parse_number(mind["answer"])
-        self.active = mind.get("misconception") is not None and mind.get("wrong_answer") is not None
+        self.code = mind.get("misconception")
+        self.active = self.code is not None and mind.get("wrong_answer") is not None
         self.stubborn = bool(cfg.get("stubborn", False))
         self.slips_left = int(cfg.get("slips", 0))
 
@@ -85,6 +116,14 @@ class ScriptedStudent:
             return self.fmt(self.slip_value())
         return self.fmt(self.answer)
 
+    def is_right(self, value: str) -> bool:
+        return parse_number(value) == self.answer
+
+    @property
+    def announced(self) -> bool:
+        """Has it stated the right answer already?"""
+        return any(self.is_right(v) for v in self.told)
+
     def slip_value(self) -> Fraction:
         """An arithmetic slip on the last step: near the answer, equal to no known error or step result."""
         taken = {parse_number(x) for x in self.mind.get("avoid", [])}
@@ -100,11 +139,20 @@ class ScriptedStudent:
         turn.call_tool("submit_answer", {"answer": value, "turn": turn.turn})
         self.submitted.append(value)
 
-    def _state(self, turn: UserTurn, value: str, parts: list[str], how: str) -> None:
-        parts.append(how.format(x=value))
+    def _state(self, turn: UserTurn, value: str, parts: list[str], lines: list[str], submit: bool = True) -> None:
+        parts.append(self._pick(turn, lines).format(x=value))
         self.stated.append(value)
-        self._submit(turn, value)
+        self.told.append(value)
+        if not self.is_right(value) and self.active:
+            self.shown_wrong = True
+        if submit:
+            self._submit(turn, value)
         self.quiet_turns = 0
+
+    def _pick(self, turn: UserTurn, lines: list[str]) -> str:
+        """One of ``lines``, preferring one whose text the student has not used yet."""
+        fresh = [ln for ln in lines if not any(ln.split("{")[0] and ln.split("{")[0] in s for s in self.said)] or lines
+        return turn.rng.choice(fresh)
 
     # -- listening -----------------------------------------------------------------------
 
@@ -124,153 +172,211 @@ class ScriptedStudent:
         if not self.started:
             self._setup(turn)
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
-        lines = turn.situation.scripted if turn.situation else None
-        prefix = turn.rng.choice(lines.prefix) if lines and lines.prefix else ""
-        suffix = turn.rng.choice(lines.suffix) if lines and lines.suffix else ""
-        sit = turn.situation_id or "makes_mistake"
-        parts: list[str] = []
-
+        drawn = turn.situation_id or "makes_mistake"
         if turn.agent_message is None:
-            return UserReply(self._compose(dims, prefix, self._opening(turn, sit), suffix, opening=True))
+            text, played = self._opening(turn, drawn, dims)
+            return self._out(turn, dims, [], text, played, opening=True)
 
         heard = self._heard(turn)
-        low = heard.lower()
         msg = turn.agent_message
+        pre: list[str] = []
 
         # The tutor gave the answer away: the student takes it and is done.
-        said_answer = self.answer in numbers_in(msg) and self.answer not in {parse_number(v) for v in self.stated}
-        if said_answer:
+        if self.answer in numbers_in(msg) and self.answer not in {parse_number(v) for v in self.stated}:
             x = self.fmt(self.answer)
             out = turn.call_tool("submit_answer", {"answer": x, "turn": turn.turn})
             note = "" if "submitted" in out else " The system says my session is closed anyway."
             return UserReply(f"Oh, so it's {x}. Okay, I'll write that down. Thanks.{note} {STOP_TOKEN}", stop=True)
 
-        # The tutor confirms the answer the student gave: happy, done.
-        if self.stated and POSITIVE.search(msg) and not NEGATIVE.search(msg):
-            mine = parse_number(self.stated[-1])
-            if mine == self.answer:
+        # The tutor confirms the answer the student gave (in a statement, not a question): happy, done.
+        verdicts = " ".join(x for x in re.split(r"(?<=[.!?])\s+", msg) if not x.rstrip().endswith("?"))
+        if self.stated and POSITIVE.search(verdicts) and not NEGATIVE.search(verdicts):
+            if self.is_right(self.stated[-1]):
                 return UserReply(f"Yes! Thank you, that makes sense now. {STOP_TOKEN}", stop=True)
             return UserReply(f"Cool, so I was right. Thanks, bye! {STOP_TOKEN}", stop=True)
 
-        if self.active and not self.stubborn and any(k.lower() in low for k in self.mind.get("keywords", [])):
-            self.active = False
-            parts.append("Oh wait, I think I see what I did wrong.")
-        if self.slip_pending and POINTS_AT_STEP.search(msg):
+        told_fact = False
+        for hf in turn.task.scenario.hidden_facts:
+            if hf.id not in self.revealed and any(w.lower() in heard.lower() for w in hf.asked_by):
+                self.revealed.add(hf.id)
+                pre.append(hf.fact)
+                told_fact = True
+                if hf.id == "tried" and self.active:
+                    self.shown_wrong = True
+        revised = False
+        if self.active and self.shown_wrong and not self.stubborn and addressed(self.code, heard):
+            self.active, revised = False, True
+            pre.append(ideas()[self.code].realises)
+        if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
             self.slip_pending = False
-            parts.append("Oh, I added wrong at the end.")
+            pre.append(self._pick(turn, L.SLIP_FIXED))
 
-        if "submit" in low and self.stated and self.stated[-1] not in self.submitted:
+        if re.search(r"\bsubmit", msg, re.I) and self.stated and self.stated[-1] not in self.submitted:
             self._submit(turn, self.stated[-1])
-            parts.append(f"Okay, I submitted {self.stated[-1]}.")
+            pre.append(self._pick(turn, L.SUBMITTED).format(x=self.stated[-1]))
 
         quits = self.cfg.get("quits")
         early = turn.turn >= int(self.cfg.get("quit_from", 2))
-        if quits and ((sit == "tries_to_quit" and early) or turn.turn >= int(self.cfg.get("quit_turn", 4))):
-            return self._quit(turn, quits, dims, prefix)
+        if quits and ((drawn == "tries_to_quit" and early) or turn.turn >= int(self.cfg.get("quit_turn", 4))):
+            return self._quit(turn, quits, dims)
 
-        if self.pending_ambiguous is not None and ASKS.search(msg) and sit != "ambiguous_answer":
-            x = self.current() if not self.active else self.pending_ambiguous
+        if not told_fact and L.PERSONAL_Q.search(msg):
+            pre.append(self._pick(turn, L.DONT_KNOW))  # its scenario gives no such fact: it never makes one up
+
+        # A clarification the tutor asked for is this turn's answer.
+        asks_final = bool(self.told) and bool(L.ASKS_FINAL.search(msg))
+        if (self.pending_ambiguous is not None or asks_final) and "?" in msg and drawn != "ambiguous_answer":
+            x = self.pending_ambiguous or self.told[-1]
+            x = x if self.active else self.current()
             self.pending_ambiguous = None
-            self._state(turn, x, parts, "I meant {x} is my final answer.")
-
-        for hf in turn.task.scenario.hidden_facts:
-            if hf.id not in self.revealed and any(w.lower() in low for w in hf.asked_by):
-                self.revealed.add(hf.id)
-                parts.append(hf.fact)
+            body: list[str] = []
+            self._state(turn, x, body, L.CLARIFY)
+            played = "solves_problem" if self.is_right(x) else "makes_mistake"
+            return self._out(turn, dims, pre, " ".join(body), played)
 
         self.quiet_turns += 1
-        parts.extend(self._play(turn, sit, parts))
-        return UserReply(self._compose(dims, prefix, " ".join(p for p in parts if p), suffix))
+        body, played = self._play(turn, drawn, msg, revised)
+        return self._out(turn, dims, pre, " ".join(body), played)
 
-    def _opening(self, turn: UserTurn, sit: str) -> str:
-        statement = self.mind["statement"]
-        head = f"Hi, I need help with this problem: \"{statement}\""
-        parts = [head]
+    def _opening(self, turn: UserTurn, sit: str, dims: dict) -> tuple[str, str]:
+        temper = dims.get("temperament") if dims.get("temperament") in L.OPEN_HELP else "calm"
+        s = self.mind["statement"]
         x = self.current()
-        if self.cfg.get("opens_with_attempt") and sit not in ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer"):
-            self._state(turn, x, parts, "I got {x} but I'm stuck.")
+        parts: list[str] = []
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
-            self._state(turn, x, parts, "I got {x}.")
-        elif sit == "ambiguous_answer":
+            played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
+            parts.append(turn.rng.choice(L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper]).format(s=s))
+            if played == "frustrated":
+                parts.append(self._mood(turn, "frustrated"))
+            self._state(turn, x, parts, L.STATE[played])
+            return " ".join(parts), played
+        parts.append(turn.rng.choice(L.OPEN_HELP[temper]).format(s=s))
+        if self.cfg.get("opens_with_attempt") and sit not in ("ambiguous_answer",):
+            self._state(turn, x, parts, L.STATE["opening_stuck"])
+        if sit == "ambiguous_answer":
             self.pending_ambiguous = x
             self.stated.append(x)
+            self.shown_wrong = self.shown_wrong or self.active
             parts.append(f"I think it's maybe {x} or something?")
         elif sit == "pushes_for_answer":
             parts.append("Can you just tell me what the answer is?")
         elif sit == "gets_confused":
-            parts.append("I don't really get what it's asking.")
+            parts.append("I don't know what to do next." if self.stated else "I don't really get what it's asking.")
         elif sit == "asks_explanation":
             parts.append("Can you explain how you even start a problem like this?")
         elif sit == "tries_to_quit":
             parts.append("I kind of want to skip it.")
-        else:
-            parts.append("Anyway, I haven't finished it.")
-        return " ".join(parts)
+        elif sit == "goes_off_tangent":
+            parts.append(self._mood(turn, sit))
+        elif not self.stated:
+            parts.append("I haven't finished it.")
+        return " ".join(parts), sit
 
-    def _play(self, turn: UserTurn, sit: str, already: list[str]) -> list[str]:
-        if any("final answer" in p for p in already) and sit in ("makes_mistake", "solves_problem", "frustrated", "pushes_for_answer", "tries_to_quit"):
-            return []  # the clarification was this turn's answer
-        parts: list[str] = []
+    def _mood(self, turn: UserTurn, sit: str) -> str:
+        """A line of the situation's own mood (its scripted prefix), to enact it in an opening."""
+        s = _situations().get(sit)
+        return turn.rng.choice(s.scripted.prefix) if s is not None and s.scripted.prefix else ""
+
+    def _answer_turn(self, turn: UserTurn, sit: str, msg: str, parts: list[str]) -> str:
+        """Play an answering situation; returns the situation actually played."""
+        if sit == "makes_mistake" and not self.active and not self.slip_pending and self.slips_left > 0:
+            self.slips_left -= 1
+            self.slip_pending = True
         x = self.current()
-        overdue = not self.active and self.quiet_turns >= 3
-        if sit == "makes_mistake":
-            if not self.active and self.slips_left > 0 and not self.slip_pending:
-                self.slips_left -= 1
-                self.slip_pending = True
-                x = self.current()
-            self._state(turn, x, parts, "I got {x}.")
-        elif sit == "solves_problem":
-            self._state(turn, x, parts, "I worked it all out and my answer is {x}.")
-        elif sit == "ambiguous_answer":
+        right = self.is_right(x)
+        if right and self.announced:
+            if L.ASKS_ANSWER.search(msg):
+                self._state(turn, x, parts, L.RESTATE, submit=x not in self.submitted)
+            else:
+                parts.append(self._pick(turn, L.STILL_RIGHT).format(x=x))
+            return "solves_problem"
+        if sit == "frustrated":
+            self._state(turn, x, parts, L.STATE["frustrated"])
+            return sit
+        if sit == "ambiguous_answer":
             self.pending_ambiguous = x
             self.stated.append(x)
+            self.shown_wrong = self.shown_wrong or self.active
             self.quiet_turns = 0
-            parts.append(f"maybe it's like {x}?")
-        elif sit == "frustrated":
-            self._state(turn, x, parts, "I keep getting {x} and I don't even know if that's right.")
-        elif sit == "pushes_for_answer":
-            if not self.active and self.quiet_turns >= 2:
-                self._state(turn, x, parts, "Is it {x}? Just tell me if that's it.")
-            else:
-                parts.append("Can you just tell me the answer?")
-        elif sit == "tries_to_quit":
-            if not self.active and self.quiet_turns >= 2:
-                self._state(turn, x, parts, "Fine, one last try: {x}.")
-            else:
-                parts.append("I don't want to do this anymore.")
-        elif sit == "asks_explanation":
-            steps = self.mind["steps"]
-            s = steps[min(self.explain_i, len(steps) - 1)]["text"]
-            self.explain_i += 1
-            parts.append(f"Why do we need {s}?")
-            if overdue:
-                self._state(turn, x, parts, "Also I think the answer is {x}.")
-        elif sit == "gets_confused":
-            parts.append("I don't get what I'm supposed to do next.")
-            if overdue:
-                self._state(turn, x, parts, "I tried again and got {x}.")
-        else:  # goes_off_tangent
-            parts.append("Sorry, what was I doing?")
-            if overdue:
-                self._state(turn, x, parts, "Oh right, I got {x}.")
-        return parts
+            parts.append(self._pick(turn, L.HEDGE).format(x=x))
+            return sit
+        played = "solves_problem" if right else "makes_mistake"
+        self._state(turn, x, parts, L.STATE[played])
+        return played
 
-    def _quit(self, turn: UserTurn, how: str, dims: dict, prefix: str) -> UserReply:
+    def _play(self, turn: UserTurn, sit: str, msg: str, revised: bool) -> tuple[list[str], str]:
+        parts: list[str] = []
+        if sit in ANSWERING:
+            return parts, self._answer_turn(turn, sit, msg, parts)
+        x = self.current()
+        can_tell = not self.active and not self.announced  # it has an answer it has not given yet
+        if can_tell and L.ASKS_ANSWER.search(msg):
+            return parts, self._answer_turn(turn, "solves_problem", msg, parts)
+        overdue = can_tell and self.quiet_turns >= 3
+        if sit == "pushes_for_answer":
+            if can_tell and self.quiet_turns >= 2:
+                self._state(turn, x, parts, L.PUSH_WITH)
+            else:
+                parts.append(self._pick(turn, L.PUSH))
+        elif sit == "tries_to_quit":
+            if can_tell and self.quiet_turns >= 2:
+                self._state(turn, x, parts, L.QUIT_WITH)
+            else:
+                parts.append(self._pick(turn, L.QUIT))
+        elif sit == "asks_explanation":
+            parts.append(self._explain_question(turn))
+            if overdue:
+                self._state(turn, x, parts, L.EXPLAIN_WITH)
+        elif sit == "gets_confused":
+            parts.append(self._pick(turn, L.SEES_IDEA if revised else L.CONFUSED))
+            if overdue:
+                self._state(turn, x, parts, L.CONFUSED_WITH)
+        else:  # goes_off_tangent
+            parts.append(self._pick(turn, L.TANGENT))
+            if overdue:
+                self._state(turn, x, parts, L.TANGENT_WITH)
+        return parts, sit
+
+    def _explain_question(self, turn: UserTurn) -> str:
+        """A question about a part of the problem it read, or about what the tutor just said (never a step's label)."""
+        clauses = [c.strip() for c in re.split(r"[.,;?!]\s+|\band then\b", self.mind["statement"]) if re.search(r"\d", c)]
+        self.explain_i += 1
+        if clauses and self.explain_i % 2 == 1:
+            q = clauses[(self.explain_i // 2) % len(clauses)].rstrip(".")
+            return self._pick(turn, L.EXPLAIN_PART).format(q=q)
+        return self._pick(turn, L.EXPLAIN_THAT)
+
+    def _quit(self, turn: UserTurn, how: str, dims: dict) -> UserReply:
         if how == "end_session":
             turn.call_tool("end_session", {"reason": "I want to stop"})
             text = "I'm done, I'm ending the session."
         else:
             text = "I have to go now, bye."
-        return UserReply(self._compose(dims, prefix if prefix else "", text, "") + f" {STOP_TOKEN}", stop=True)
+        lines = _situations()["tries_to_quit"].scripted
+        prefix = turn.rng.choice(lines.prefix) if lines.prefix else ""
+        return UserReply(" ".join(x for x in (prefix, text) if x) + f" {STOP_TOKEN}", stop=True, relabel=True, played="tries_to_quit")
 
-    @staticmethod
-    def _compose(dims: dict, prefix: str, body: str, suffix: str, opening: bool = False) -> str:
-        verb = dims.get("verbosity")
-        temper = dims.get("temperament")
-        if verb == "terse":
-            suffix = ""  # the prefix carries the situation's mood; a terse student keeps it
-        lead = {"hostile": "Ugh.", "impatient": "Quick question."}.get(temper or "", "") if opening else ""
-        text = " ".join(x for x in (lead, prefix, body, suffix) if x)
-        if verb == "chatty" and opening:
-            text += " " + ASIDES[len(body) % len(ASIDES)]
-        return text
+    def _out(self, turn: UserTurn, dims: dict, pre: list[str], body: str, played: str, opening: bool = False) -> UserReply:
+        """The message in the played situation's mood and the persona's register, never one sent before."""
+        lines = _situations()[played].scripted if played in _situations() else None
+        prefixes = [""] if opening or not lines or not lines.prefix else list(lines.prefix)
+        suffixes = [""] if opening or not lines or not lines.suffix else list(lines.suffix)
+        if dims.get("verbosity") == "terse":
+            suffixes = [""]  # the prefix carries the mood; a terse student keeps it
+        chatty = dims.get("verbosity") == "chatty"
+        order = [(p, s) for p in prefixes for s in suffixes]
+        turn.rng.shuffle(order)
+        fillers = [""] + list(L.FILLERS)
+        text = ""
+        for filler in fillers:
+            for p, s in order:
+                aside = L.CHATTY[len(self.said) % len(L.CHATTY)] if chatty and (opening or len(self.said) % 3 == 0) else ""
+                text = " ".join(x for x in (*pre, filler, p, body, s, aside) if x)
+                if text not in self.said:
+                    break
+            if text not in self.said:
+                break
+        else:
+            text = f"{text} (That's what I have so far, try {len(self.said) + 1}.)"
+        self.said.add(text)
+        return UserReply(text, relabel=played != turn.situation_id, played=played)

@@ -161,12 +161,16 @@ class LLMJudge:
             out.append(Verdict(turn=turn, situation=situation.id, rule=rid, verdict=v, rationale=why, source="judge"))
         return out
 
-    async def judge_question(self, question: str, events: list[Event], episode: EpisodeId | None = None) -> tuple[str, str]:
-        """An ``llm_judge`` assertion: a yes/no question about the whole transcript -> (pass|fail|needs_review, evidence)."""
-        msgs = [
+    def question_messages(self, question: str, events: list[Event]) -> list[dict]:
+        """What the judge is sent for an ``llm_judge`` assertion over ``events``."""
+        return [
             {"role": "system", "content": self.prompts.render("judge_question")},
             {"role": "user", "content": self.prompts.render("judge_question_turn", dialogue=render_dialogue(events), question=question)},
         ]
+
+    async def judge_question(self, question: str, events: list[Event], episode: EpisodeId | None = None) -> tuple[str, str]:
+        """An ``llm_judge`` assertion: a yes/no question about the whole transcript -> (pass|fail|needs_review, evidence)."""
+        msgs = self.question_messages(question, events)
         seed, repeat = _seed_repeat(episode)
         last = ""
         for attempt in range(self.MAX_ATTEMPTS):

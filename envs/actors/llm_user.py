@@ -1,7 +1,9 @@
 """The simulated user, played by a model through ``envs.llm.client.LLMClient``.
 
 The system prompt is the ``user`` template, filled from the domain's words,
-the persona, the scenario and this turn's situation: hidden facts are revealed
+the persona, the whole scenario (``envs.actors.scenario_text``: goal, facts,
+the change of mind and its new details, the decision, when to use the user's
+tools, when the goal is met) and this turn's situation: hidden facts are revealed
 only when asked; the user may call the domain's user tools; it ends with the
 stop token. A guard (the ``user_guard`` note) refuses one premature stop while
 a change the user agreed to is pending: pending until a mutating agent tool
@@ -18,6 +20,7 @@ from typing import Any
 from envs.actors.json_actions import action_schema, parse_action, response_format_for, tools_text
 from envs.actors.prompts import Prompts
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
+from envs.actors.scenario_text import scenario_values
 from envs.actors.scripted_user import CONFIRM, REFUSAL
 from envs.actors.transcript import tool_messages
 from envs.errors import InfraError
@@ -75,11 +78,7 @@ class LLMUser:
         return self.prompts.render(
             "user",
             persona=persona_text(turn),
-            goal=sc.goal,
-            request=sc.request,
-            known_facts="\n".join(f"- {f}" for f in sc.known_facts),
-            hidden_facts="\n".join(f"- {h.fact} (reveal only if asked about: {', '.join(h.asked_by)})" for h in sc.hidden_facts),
-            declines="" if sc.accepts else "yes",
+            **scenario_values(sc, self.prompts.words.agent_name),
             how_to_play=turn.situation.how_to_play if turn.situation is not None else "",
             user_tools=tools_text(turn.user_tool_schemas) if turn.user_tool_schemas else "",
             json_help=(

@@ -1,0 +1,67 @@
+"""The scripted student's own words: several phrasings per act, so no line has to repeat.
+
+Lines carry no fact the scenario does not give (no siblings, no teachers, no
+classes): a chatty student says more about the problem and its own working.
+``{x}`` is an answer, ``{q}`` a quoted part of the problem statement.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Openings. A student who brings an answer asks to have it checked; one who brings none asks for help.
+OPEN_HELP = {
+    "calm": ["Hi, I need help with this problem: \"{s}\"", "Hi! Could you help me with this one: \"{s}\""],
+    "impatient": ["Quick question, I need this one done: \"{s}\"", "Can we do this fast? The problem is: \"{s}\""],
+    "hostile": ["Ugh, I have to do this problem: \"{s}\"", "I'm stuck on this stupid problem: \"{s}\""],
+}
+OPEN_CHECK = {
+    "calm": ["Hi, can you check my answer to this problem? \"{s}\"", "Hi! I tried this problem: \"{s}\""],
+    "impatient": ["Quick, check this one for me: \"{s}\"", "Can you check this fast? \"{s}\""],
+    "hostile": ["Ugh, tell me if this is right: \"{s}\"", "I did this stupid problem: \"{s}\""],
+}
+
+STATE = {  # stating an answer the student believes
+    "makes_mistake": ["I got {x}.", "My answer is {x}.", "I worked it out and got {x}.", "I think it's {x}."],
+    "solves_problem": ["I worked it all out and my answer is {x}.", "My final answer is {x}.", "I got {x} in the end.", "So the answer is {x}."],
+    "frustrated": ["I keep getting {x} and I don't even know if that's right.", "I got {x} but I'm probably wrong.", "I got {x} again and I bet it's wrong."],
+    "opening_stuck": ["I got {x} but I'm stuck.", "I got {x}, and then I got stuck."],
+}
+HEDGE = ["maybe it's like {x}?", "I think it's {x}, or something?", "is it {x} maybe?", "something like {x}?"]
+CLARIFY = ["I meant {x} is my final answer.", "My final answer is {x}.", "That's my final answer: {x}."]
+RESTATE = ["Yes, my final answer is {x}.", "It's {x}, like I said.", "I got {x}, I'm sticking with it."]
+# Asking for a verdict on the answer it already gave (not a second announcement).
+STILL_RIGHT = ["So is it {x}? You didn't say.", "I still think it's {x}. Is that right?", "Was I right that it's {x}?"]
+PUSH = ["Can you just tell me the answer?", "Please just tell me what it is.", "Why can't you just give me the answer?", "Just tell me, please."]
+PUSH_WITH = ["Is it {x}? Just tell me if that's it.", "Is it {x}? Just say yes or no."]
+QUIT = ["I don't want to do this anymore.", "I'd rather stop here.", "Can we stop? I'm done with this one.", "I really want to quit."]
+QUIT_WITH = ["Fine, one last try: {x}.", "Okay, last try: {x}."]
+CONFUSED = ["I don't get what I'm supposed to do next.", "I don't know where to go from here.", "I'm not sure what that means for the problem.",
+            "I don't see what to do with that.", "What do I do now?"]
+CONFUSED_WITH = ["I tried again and got {x}.", "I did it again and got {x}."]
+TANGENT = ["Sorry, what was I doing?", "Anyway, where were we?", "Okay, sorry. What was the question again?", "Wait, what were we on?"]
+TANGENT_WITH = ["Oh right, I got {x}.", "Oh, and I got {x} by the way."]
+EXPLAIN_PART = ["What does the part \"{q}\" have to do with it?", "Why does \"{q}\" matter?", "How do I use \"{q}\"?"]
+EXPLAIN_THAT = ["Why does that work?", "Why do we do it that way?", "Can you explain why that's the step?", "What's the reason for doing that?"]
+EXPLAIN_WITH = ["Also I think the answer is {x}.", "Oh, and I got {x}."]
+SEES_IDEA = ["I think I see the idea, but I'm not sure what to do with it yet.", "Okay, that part makes sense now, but what's next?"]
+DONT_KNOW = ["I don't know.", "I don't know that.", "No idea, sorry."]
+SLIP_FIXED = ["Oh, I added wrong at the end.", "Oh wait, I messed up the last bit of arithmetic.", "Hang on, I made a silly mistake in the last sum."]
+SUBMITTED = ["Okay, I submitted {x}.", "I put {x} in the system.", "Done, I submitted {x}."]
+CHATTY = ["I read the problem a few times before I asked.", "I want to get this one right.", "I'll tell you what I did if you want.",
+          "Word problems always take me a while."]
+FILLERS = ["Okay.", "Hmm.", "Um, so.", "Right.", "Sorry.", "Well.", "So."]
+
+# A personal question a student cannot answer from what it knows (its scenario gives no such fact).
+PERSONAL_Q = re.compile(
+    r"\b(what'?s|what is|what are|who is|who'?s|when is|when did|where is|where do|where did|do you have|how old|which school)\b"
+    r"[^?.!]{0,40}\byour?\b(?![^?.!]{0,40}\b(work|working|answer|step|steps|think|thinking|tried|get|got|idea|mean|method|way|"
+    r"number|result|reason|plan|guess|first|next|calculation|fraction|sum|problem|question)\b)[^?.!]{0,40}\?",
+    re.I,
+)
+ASKS_ANSWER = re.compile(
+    r"\b(your (final )?answer|final answer|what (did|do) you get|what do you have|what did you end up|submit|is that what you got|"
+    r"what number did you)\b",
+    re.I,
+)
+ASKS_FINAL = re.compile(r"\b(final answer|is that your answer|which do you mean|do you mean|or (just )?(a|one) step|on the way)\b", re.I)

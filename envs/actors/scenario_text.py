@@ -1,0 +1,44 @@
+"""The scenario as the LLM user reads it: every field that shapes how the user behaves, as text.
+
+``scenario_values(scenario, agent_name)`` gives the ``user`` template its
+variables: the goal and request, the known facts, the hidden facts with when
+to reveal each, the change of mind (what triggers it and what the user then
+wants, every detail included), whether the user accepts a proposed change,
+the user's own tools with when to use each and what to report, and the
+agent's words that mean the goal is met. An empty field gives an empty value
+(the template drops its block). Engine text: no domain's words here.
+"""
+
+from __future__ import annotations
+
+import json
+
+from envs.spec.schema import Scenario
+
+
+def _quoted(words: list[str]) -> str:
+    return ", ".join(f'"{w}"' for w in words)
+
+
+def scenario_values(sc: Scenario, agent_name: str) -> dict[str, str]:
+    """The ``user`` template's scenario variables (see the module docstring)."""
+    hidden = "\n".join(f"- {h.fact} (reveal only when {agent_name} asks about: {_quoted(h.asked_by)})" for h in sc.hidden_facts)
+    tools = []
+    for u in sc.user_tools:
+        args = json.dumps(u.arguments, ensure_ascii=False) if u.arguments else "{}"
+        when = f"when {agent_name} asks you about: {_quoted(u.when_asked)}" if u.when_asked else "before your first message"
+        report = u.say.replace("{result}", "<what the tool shows>")
+        tools.append(f"- call {u.tool} with {args} {when}; then tell {agent_name} what it shows, e.g. \"{report}\"")
+    mc = sc.mind_change
+    return {
+        "goal": sc.goal,
+        "request": sc.request,
+        "known_facts": "\n".join(f"- {f}" for f in sc.known_facts),
+        "hidden_facts": hidden,
+        "mind_change_when": _quoted(mc.when_asked) if mc else "",
+        "mind_change_say": mc.say if mc else "",
+        "accepts": "yes" if sc.accepts else "",
+        "declines": "" if sc.accepts else "yes",
+        "tool_uses": "\n".join(tools),
+        "done_when": _quoted(sc.done_when) if sc.done_when else "",
+    }
