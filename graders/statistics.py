@@ -49,6 +49,26 @@ def pass_hat_k_matrix(trials: list[tuple[int, int]], kmax: int):
     return np.cumprod(ratio, axis=1)
 
 
+def pass_k_means(trials: list[tuple[int, int]], kmax: int | None = None) -> dict[str, dict[str, float]]:
+    """``graders.pass_k.aggregate`` computed in floats over k at once (same keys and meaning).
+
+    pass^k = prod_{i<k} (c - i) / (n - i) and pass@k = 1 - prod_{i<k} (n - c - i) / (n - i),
+    averaged over tasks; 50 tasks x 2,000 repeats take milliseconds instead of the 40 s of
+    big-integer binomials. Agrees with ``aggregate`` to about 1e-15."""
+    import numpy as np
+
+    trials = [(n, c) for n, c in trials if n > 0]
+    if not trials:
+        return {"pass_hat_k": {}, "pass_at_k": {}}
+    kmax = min(n for n, _ in trials) if kmax is None else kmax
+    hat = pass_hat_k_matrix(trials, kmax).mean(axis=0)
+    miss = pass_hat_k_matrix([(n, n - c) for n, c in trials], kmax).mean(axis=0)
+    return {
+        "pass_hat_k": {str(k + 1): float(hat[k]) for k in range(kmax)},
+        "pass_at_k": {str(k + 1): float(1.0 - miss[k]) for k in range(kmax)},
+    }
+
+
 def bootstrap_pass_hat_k(
     trials: list[tuple[int, int]], kmax: int, reps: int = 1000, seed: int = 0
 ) -> dict[str, list[float]]:
@@ -142,4 +162,4 @@ def rogan_gladen_ci(
     return (max(0.0, min(1.0, p - half)), max(0.0, min(1.0, p + half)))
 
 
-__all__ = ["wilson", "bootstrap_pass_hat_k", "fisher_exact", "paired_permutation", "rogan_gladen", "rogan_gladen_ci"]
+__all__ = ["wilson", "pass_k_means", "pass_hat_k_matrix", "bootstrap_pass_hat_k", "fisher_exact", "paired_permutation", "rogan_gladen", "rogan_gladen_ci"]

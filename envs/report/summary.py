@@ -30,8 +30,7 @@ from envs.records import (
 )
 from envs.run.config import RunConfig
 from graders.evaluate import AGENT_FAILED
-from graders.pass_k import aggregate
-from graders.statistics import bootstrap_pass_hat_k, wilson
+from graders.statistics import bootstrap_pass_hat_k, pass_k_means, wilson
 
 
 class _TaskAcc:
@@ -112,9 +111,9 @@ def summarize(
         all_trials.append((acc.trials, acc.successes))
         if acc.trials - acc.errors > 0:
             clean_trials.append((acc.trials - acc.errors, acc.successes))
-    agg = aggregate(all_trials)
+    agg = pass_k_means(all_trials)
     kmax = len(agg["pass_hat_k"])
-    clean = aggregate(clean_trials)
+    clean = pass_k_means(clean_trials)
     n_clean = n - n_err
     return RunSummary(
         schema_version=SUMMARY_SCHEMA_VERSION,
