@@ -166,3 +166,24 @@ def test_an_episode_ended_by_the_agents_errors_scores_zero_whatever_the_state():
     rec = asyncio.run(run_episode(d, task, Empty(), user(), seed=1))
     assert rec.termination == "agent_error_limit" and rec.status == "ok"
     assert rec.grade.state_match and rec.reward == 0.0 and rec.grade.reward == 0.0
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (b"a: 1\na: 2\n", "line 2: duplicate key 'a' (first given on line 1)"),
+        (b"d: 2026-13-45\n", "a value cannot be read (month must be in 1..12)"),
+        (b"a: \xff\xfe\n", "byte 3: not UTF-8"),
+        (b"[" * 20_000 + b"]" * 20_000, "nested too deeply"),
+        (b"# " + b"x" * 4_100_000 + b"\n", "more than the 4,000,000 a spec file may hold"),
+    ],
+)
+def test_bad_spec_files_are_one_line(tmp_path, content, fragment):
+    from envs.errors import SpecError
+    from envs.spec.schema import read_yaml
+
+    p = tmp_path / "task.yaml"
+    p.write_bytes(content)
+    with pytest.raises(SpecError) as e:
+        read_yaml(p)
+    assert str(e.value).startswith(f"{p}: ") and fragment in str(e.value) and "\n" not in str(e.value)
