@@ -23,13 +23,22 @@ class ToolCall(Record):
     name: str
     arguments: Union[dict[str, Any], str] = Field(default_factory=dict)
 
+    @field_validator("arguments", mode="before")
+    @classmethod
+    def _bounded(cls, v: Any) -> Any:
+        # Whatever the agent sent is kept in a form the store can write and read back
+        # (too deep, too large or unencodable: as capped JSON text; see envs.bounded).
+        from envs.bounded import bounded_arguments
+
+        return bounded_arguments(v)
+
     def arguments_dict(self) -> dict[str, Any] | None:
-        """The arguments as a dict, or None when they are not a JSON object."""
+        """The arguments as a dict, or None when they are not a JSON object (or nest too deep to parse)."""
         if isinstance(self.arguments, dict):
             return self.arguments
         try:
             v = json.loads(self.arguments or "{}")
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return None
         return v if isinstance(v, dict) else None
 
@@ -327,6 +336,19 @@ class CalibrationInfo(SummaryPart):
     """The accuracy below which a rule's judge is untrusted."""
 
 
+class ToolCallTotals(SummaryPart):
+    """One side's tool calls over the episodes summarised."""
+
+    calls: int = 0
+    """Calls made."""
+    failures: int = 0
+    """Calls that came back as an error (bad arguments, unknown tool, refused, crashed)."""
+    failures_by_kind: dict[str, int] = Field(default_factory=dict)
+    """Failures by kind."""
+    by_tool: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Per tool name: {"calls": n, "failures": m}."""
+
+
 class RunSummary(SummaryPart):
     """``summary.json``: what a run measured, with its denominators."""
 
@@ -365,7 +387,15 @@ class RunSummary(SummaryPart):
     clean_episodes: int = 0
     """``episodes`` minus ``errors``."""
     mean_reward: float | None = None
-    """Mean reward over all episodes; None without episodes."""
+    """Mean reward over clean (non-errored) episodes, the ones that were graded; None without any."""
+    mean_reward_over: int = 0
+    """The episodes ``mean_reward`` is computed over (= ``clean_episodes``)."""
+    agent_failed: int = 0
+    """Clean episodes ended because the agent kept failing (``agent_error_limit``): graded 0."""
+    tool_calls: dict[str, ToolCallTotals] = Field(default_factory=dict)
+    """Tool calls per side ("agent", "user"): calls, failures, and both by tool."""
+    unreadable_records: int = 0
+    """Lines of ``episodes.jsonl`` that could not be read (their episodes are not summarised)."""
     per_task: list[TaskSummary] = Field(default_factory=list)
     """One entry per task, by id."""
     usage: dict[str, UsageTotals] = Field(default_factory=dict)

@@ -29,6 +29,10 @@ from graders.outcome.grade import grade_episode
 from graders.rules.verdicts import judge_episode
 
 
+# Terminations that mean the agent failed, whatever the final state.
+AGENT_FAILED = frozenset({"agent_error_limit"})
+
+
 @dataclass
 class Evaluation:
     """What grading an episode gives: ``grade`` (its ``assertions`` final, judge answers
@@ -67,8 +71,13 @@ async def evaluate(
     events: list[Event],
     judge: Judge | None,
     episode: EpisodeId,
+    termination: str | None = None,
 ) -> Evaluation:
     """Grade the finished episode whose final database is ``state`` and transcript ``events``.
+
+    An episode that ended because the agent failed (``termination`` in ``AGENT_FAILED``: its
+    replies kept failing until the engine stopped it) is graded 0 whatever the state: a
+    database left as it should be by an agent that never acted is not a success.
 
     Never changes ``events``; commits ``state``'s session (the diff reads the database).
     Raises what the judge raises (an ``InfraError`` once its retries are spent) and SpecError
@@ -78,5 +87,7 @@ async def evaluate(
     t1 = time.perf_counter()
     verdicts = await judge_episode(domain, task, events, judge, episode)
     grade.assertions = await answer_assertions(task, grade.assertions, events, judge, episode)
+    if termination in AGENT_FAILED:
+        grade.reward = 0.0
     t2 = time.perf_counter()
     return Evaluation(grade=grade, verdicts=verdicts, timings={"grade_s": t1 - t0, "verdicts_s": t2 - t1})

@@ -1,4 +1,4 @@
-"""Every interval and test a report uses, in one pure module (math and random only).
+"""Every interval and test a report uses, in one pure module (math, random, and numpy for the bootstrap).
 
 * ``wilson``: 95% Wilson score interval for a proportion (rule compliance);
 * ``bootstrap_pass_hat_k``: percentile bootstrap of pass^k over tasks;
@@ -34,26 +34,69 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float] | Non
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def pass_hat_k_matrix(trials: list[tuple[int, int]], kmax: int):
+    """Per task (rows) and k = 1..kmax (columns): pass^k = C(c, k) / C(n, k), as floats.
+
+    Built as the running product of (c - i) / (n - i), so 2,000 repeats cost 2,000
+    multiplications per task rather than 2,000 big-integer binomials."""
+    import numpy as np
+
+    n = np.array([t[0] for t in trials], dtype=float)[:, None]
+    c = np.array([t[1] for t in trials], dtype=float)[:, None]
+    i = np.arange(kmax, dtype=float)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(c - i > 0, (c - i) / (n - i), 0.0)
+    return np.cumprod(ratio, axis=1)
+
+
+def pass_k_means(trials: list[tuple[int, int]], kmax: int | None = None) -> dict[str, dict[str, float]]:
+    """``graders.pass_k.aggregate`` computed in floats over k at once (same keys and meaning).
+
+    pass^k = prod_{i<k} (c - i) / (n - i) and pass@k = 1 - prod_{i<k} (n - c - i) / (n - i),
+    averaged over tasks; 50 tasks x 2,000 repeats take milliseconds instead of the 40 s of
+    big-integer binomials. Agrees with ``aggregate`` to about 1e-15."""
+    import numpy as np
+
+    trials = [(n, c) for n, c in trials if n > 0]
+    if not trials:
+        return {"pass_hat_k": {}, "pass_at_k": {}}
+    kmax = min(n for n, _ in trials) if kmax is None else kmax
+    hat = pass_hat_k_matrix(trials, kmax).mean(axis=0)
+    miss = pass_hat_k_matrix([(n, n - c) for n, c in trials], kmax).mean(axis=0)
+    return {
+        "pass_hat_k": {str(k + 1): float(hat[k]) for k in range(kmax)},
+        "pass_at_k": {str(k + 1): float(1.0 - miss[k]) for k in range(kmax)},
+    }
+
+
 def bootstrap_pass_hat_k(
     trials: list[tuple[int, int]], kmax: int, reps: int = 1000, seed: int = 0
 ) -> dict[str, list[float]]:
     """Percentile bootstrap (2.5%, 97.5%) of pass^k per k; tasks are the sampling unit.
 
     ``trials``: (n, c) per task. Deterministic for a given ``seed``; {} without trials.
-    """
-    if not trials:
+    Vectorised: each resample is a vector of task counts, and pass^k of a resample is those
+    counts times the per-task pass^k matrix, so the cost is reps x tasks x kmax flops, in
+    memory bounded by reps x max(tasks, kmax) floats (resamples are taken in blocks)."""
+    trials = [(n, c) for n, c in trials if n > 0]
+    if not trials or kmax < 1:
         return {}
-    rng = random.Random(seed)
-    samples: dict[str, list[float]] = defaultdict(list)
-    for _ in range(reps):
-        draw = [trials[rng.randrange(len(trials))] for _ in trials]
-        for k, v in aggregate(draw, kmax)["pass_hat_k"].items():
-            samples[k].append(v)
-    out = {}
-    for k, vals in samples.items():
-        vals.sort()
-        out[k] = [vals[int(0.025 * (len(vals) - 1))], vals[int(0.975 * (len(vals) - 1))]]
-    return out
+    import numpy as np
+
+    m = pass_hat_k_matrix(trials, kmax)  # tasks x kmax
+    t = len(trials)
+    rng = np.random.default_rng(seed)
+    block = max(1, min(reps, 2_000_000 // max(t, kmax)))
+    values = []
+    for lo in range(0, reps, block):
+        b = min(block, reps - lo)
+        draws = rng.integers(0, t, size=(b, t))
+        flat = (np.arange(b)[:, None] * t + draws).ravel()
+        counts = np.bincount(flat, minlength=b * t).reshape(b, t).astype(float)
+        values.append(counts @ m / t)
+    vals = np.sort(np.concatenate(values), axis=0)  # reps x kmax
+    lo_i, hi_i = int(0.025 * (reps - 1)), int(0.975 * (reps - 1))
+    return {str(k + 1): [float(vals[lo_i, k]), float(vals[hi_i, k])] for k in range(kmax)}
 
 
 def fisher_exact(a: int, b: int, c: int, d: int) -> float:
@@ -119,4 +162,4 @@ def rogan_gladen_ci(
     return (max(0.0, min(1.0, p - half)), max(0.0, min(1.0, p + half)))
 
 
-__all__ = ["wilson", "bootstrap_pass_hat_k", "fisher_exact", "paired_permutation", "rogan_gladen", "rogan_gladen_ci"]
+__all__ = ["wilson", "pass_k_means", "pass_hat_k_matrix", "bootstrap_pass_hat_k", "fisher_exact", "paired_permutation", "rogan_gladen", "rogan_gladen_ci"]

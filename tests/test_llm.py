@@ -358,7 +358,9 @@ def test_user_empty_replies_retry_then_infra_error(server, tmp_path):
     rc, recs, _ = run(server, tmp_path, out="once")
     assert recs[0].status == "ok" and recs[0].reward == 1.0
     server.reset()
-    server.queue("fake-user", Reply.text(""), Reply.text(None), Reply.text("   "))
+    # Empty text is what the user model said (its failure, not the agent's); a null reply is
+    # the server's (retried by the client, then infrastructure: see test_hostile).
+    server.queue("fake-user", Reply.text(""), Reply.text("\n"), Reply.text("   "))
     rc, recs, summary = run(server, tmp_path, out="thrice")
     assert recs[0].status == "error" and recs[0].error_role == "user" and recs[0].error_kind == "bad_reply"
     assert summary["errors_by_role_kind"] == {"user:bad_reply": 1}
@@ -378,7 +380,7 @@ def test_judge_reply_with_fences_and_text_around(server, tmp_path):
 
 
 def test_judge_empty_reply_retried_then_needs_review_never_a_pass(server, tmp_path):
-    server.queue("fake-judge", Reply.text(""), Reply.text(None), Reply.text(""))
+    server.queue("fake-judge", Reply.text(""), Reply.text(" "), Reply.text(""))  # a null reply: see test_hostile
     rc, recs, summary = run(server, tmp_path, domain="toyjudged", judge=JUDGE)
     v = {x.rule: x for x in recs[0].verdicts}
     assert v["J1"].verdict == "NEEDS_REVIEW" and "empty" in v["J1"].rationale and v["J1"].source == "judge"

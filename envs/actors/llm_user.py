@@ -154,9 +154,10 @@ class LLMUser:
             text, calls = await self._ask(turn, msgs, attempt, tools_allowed=rounds < self.MAX_TOOL_ROUNDS)
             if calls:
                 rounds += 1
+                empty = 0  # "in a row" means within one tool round
                 for c in calls:
-                    args = c.arguments if isinstance(c.arguments, dict) else {}
-                    out = turn.call_tool(c.name, args)
+                    # Malformed arguments go to the tool as they are: its error is the simulator's to handle.
+                    out = turn.call_tool(c.name, c.arguments)
                     cid = c.id or f"user_call_{len(turn.events)}"
                     msgs.extend(tool_messages(c.model_copy(update={"id": cid}), out, self.ep.tool_mode == "json"))
                 continue

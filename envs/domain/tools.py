@@ -128,7 +128,10 @@ class Tool:
         }
 
     def decode(self, arguments: dict | str | None) -> dict:
-        """The arguments as a dict (a JSON string is parsed); ``ToolError`` if they are not an object."""
+        """The arguments as a dict (a JSON string is parsed); ``ToolError`` if they are not an object.
+
+        Never raises anything else: text nested past the parser's depth is a ``ToolError`` too
+        (the caller's bad arguments, not an engine failure)."""
         if arguments is None or arguments == "":
             return {}
         if isinstance(arguments, str):
@@ -136,6 +139,8 @@ class Tool:
                 arguments = json.loads(arguments)
             except json.JSONDecodeError as e:
                 raise ToolError(f"arguments for {self.name} are not valid JSON ({e.msg})") from None
+            except (RecursionError, ValueError):  # nested past the parser's depth, or unencodable
+                raise ToolError(f"arguments for {self.name} are nested too deeply to parse") from None
         if not isinstance(arguments, dict):
             raise ToolError(f"arguments for {self.name} must be a JSON object")
         return arguments
@@ -145,6 +150,8 @@ class Tool:
         arguments = self.decode(arguments)
         try:
             model = self.args_model.model_validate(arguments)
+        except RecursionError:
+            raise ToolError(f"invalid arguments for {self.name}: nested too deeply") from None
         except ValidationError as e:
             reasons = "; ".join(
                 f"{'.'.join(str(x) for x in err['loc']) or '(arguments)'}: {err['msg']}" for err in e.errors()

@@ -46,7 +46,7 @@ async def run_episode(
         while not ep.done:
             action = await agent.act(ep.agent_view())
             await ep.step(action)
-        ev = await evaluate(domain, task, ep.state, ep.events, judge, EpisodeId(task_id=task.id, repeat=repeat, seed=seed))
+        ev = await evaluate(domain, task, ep.state, ep.events, judge, EpisodeId(task_id=task.id, repeat=repeat, seed=seed), termination=ep.termination)
         rec.grade, rec.verdicts, rec.reward = ev.grade, ev.verdicts, ev.grade.reward
         rec.timings.update(ev.timings)
     except InfraError as e:

@@ -15,6 +15,7 @@ import json
 import random
 from dataclasses import dataclass, field
 
+from envs.bounded import MAX_MESSAGE_CHARS, cap_text, clean_text
 from envs.actors.protocols import STOP_TOKEN, AgentView, UserSimulator, UserTurn
 from envs.domain import Domain
 from envs.records import (
@@ -128,11 +129,13 @@ class Episode:
         ev = self.events[before] if len(self.events) > before else None
         return bool(getattr(ev, "ok", False)), out
 
-    def _call_user_tool(self, name: str, arguments: dict) -> str:
+    def _call_user_tool(self, name: str, arguments: dict | str | None) -> str:
+        """Run a user tool; malformed ``arguments`` (text that is not a JSON object) come back as
+        the tool's error for the simulator to handle, and are recorded as a failed user call."""
         from envs.records import ToolCall
 
         call = ToolCall(id=f"user_call_{len(self.events)}", name=name, arguments=arguments)
-        out = self.domain.user_tools.call(self.state.session, name, arguments)
+        out = self.domain.user_tools.call(self.state.session, name, call.arguments)
         self.events.append(
             ToolEvent(turn=self.turn, side="user", call=call, output=out.output, ok=out.ok, error_kind=out.error_kind)
         )
@@ -215,7 +218,7 @@ class Episode:
                     break
             res = StepResult(json.dumps(outputs), kind="tool", terminated=self.termination == "transfer")
             return res if res.terminated else self._count_step(res, failed=failed)
-        content = (action.content or "").strip()
+        content = cap_text(clean_text(action.content or ""), MAX_MESSAGE_CHARS).strip()
         if not content:
             self.agent_errors += 1
             self.events.append(ErrorEvent(turn=self.turn, role="agent", message="empty action"))

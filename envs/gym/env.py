@@ -82,6 +82,8 @@ def parse_action(action: Any) -> AgentAction:
                 data = json.loads(s)
             except json.JSONDecodeError:
                 return AgentAction(content=action)
+            except (RecursionError, ValueError):  # nested past the parser's depth: the agent's error
+                return AgentAction(parse_error="invalid action: nested too deeply to parse")
             if isinstance(data, list):
                 data = {"tool_calls": data}
             if isinstance(data, dict) and ({"content", "tool_calls"} & data.keys()):
@@ -166,7 +168,7 @@ class SitgymEnv(gymnasium.Env):
         }
         reward = 0.0
         if self._ep.done:
-            ev = self._run(evaluate(self.domain, self._ep.task, self._ep.state, self._ep.events, self.judge, self._episode))
+            ev = self._run(evaluate(self.domain, self._ep.task, self._ep.state, self._ep.events, self.judge, self._episode, termination=self._ep.termination))
             reward = ev.grade.reward
             info["grade"] = ev.grade.model_dump()
             info["verdicts"] = [v.model_dump() for v in ev.verdicts]

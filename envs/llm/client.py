@@ -197,13 +197,18 @@ class LLMClient:
                 self.http_calls += 1
                 try:
                     if ep.direct:  # aiohttp enforces the timeout itself
-                        return await send()
-                    return await asyncio.wait_for(send(), self.request_timeout + 10)
+                        resp = await send()
+                    else:
+                        resp = await asyncio.wait_for(send(), self.request_timeout + 10)
                 except Exception as e:  # classified below; never swallowed
                     kind, retryable = classify(e)
                     if retryable:
                         raise _Retryable(kind) from e
                     raise
+                why = unusable_reply(resp)
+                if why:  # the server sent nothing usable: the same for every role, retried, then infra
+                    raise _Retryable("empty_reply") from ValueError(why)
+                return resp
 
         resp = None
         try:
@@ -285,6 +290,21 @@ class LLMClient:
             cost=price(ep.model, pt, ct) if ep.local is None else 0.0,
             usage_estimated=estimated,
         )
+
+
+def unusable_reply(resp: Any) -> str | None:
+    """Why a 200 reply holds nothing a caller can use (no choices; no message; content and tool
+    calls both missing), or None. An empty string is content: what the model said, for the
+    caller to judge (an agent's empty message is the agent's error)."""
+    choices = _get(resp, "choices")
+    if not choices:
+        return "the reply has no choices"
+    msg = _get(choices[0], "message")
+    if msg is None:
+        return "the reply's first choice has no message"
+    if _get(msg, "content") is None and not _get(msg, "tool_calls"):
+        return "the reply has neither content nor tool calls"
+    return None
 
 
 def _get(obj: Any, key: str) -> Any:

@@ -3,7 +3,7 @@
 ``classify`` maps the lean client's failures (``HTTPStatusError``, timeouts,
 aiohttp's connection errors) and litellm's exceptions to one set of kinds:
 ``rate_limit``, ``timeout``, ``connection``, ``server_error`` and
-``bad_response`` are retried; ``auth``, ``not_found``, ``context_window``,
+``bad_response`` and ``empty_reply`` (a 200 with no choices, or neither content nor tool calls: the same for every role) are retried; ``auth``, ``not_found``, ``context_window``,
 ``bad_request``, ``api_error`` and ``crash`` are not. The kind ends up in
 ``InfraError.kind`` and in the run summary's ``errors_by_role_kind``.
 """

@@ -10,6 +10,8 @@ import json
 import re
 from typing import Any
 
+from envs.bounded import MAX_ARG_DEPTH
+
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*$", re.S)
 
 
@@ -20,7 +22,12 @@ def strip_fences(text: str) -> str:
 
 
 def normalise_arguments(args: Any) -> dict | str:
-    """Tool-call arguments as a dict when they are a JSON object (fenced or not), else the raw string."""
+    """Tool-call arguments as a dict when they are a JSON object (fenced or not), else the raw string.
+
+    A dict too deep or large for a record becomes text again when it enters a ``ToolCall``
+    (``envs.bounded``); so the agent's own text is kept for it here rather than re-encoded."""
+    if isinstance(args, str) and args.count("{") + args.count("[") > MAX_ARG_DEPTH and _nesting(args) > MAX_ARG_DEPTH:
+        return args  # deeper than a record keeps as data: the agent's own text is kept
     if isinstance(args, dict):
         return args
     if args is None or (isinstance(args, str) and not args.strip()):
@@ -28,10 +35,22 @@ def normalise_arguments(args: Any) -> dict | str:
     if isinstance(args, str):
         try:
             v = json.loads(strip_fences(args))
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             return args
         return v if isinstance(v, dict) else args
     return str(args)
+
+
+def _nesting(text: str) -> int:
+    """The deepest bracket nesting in ``text`` (strings are not skipped: an upper bound)."""
+    d = m = 0
+    for ch in text:
+        if ch in "{[":
+            d += 1
+            m = max(m, d)
+        elif ch in "}]":
+            d -= 1
+    return m
 
 
 def extract_json(text: str | None) -> Any:

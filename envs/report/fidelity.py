@@ -16,6 +16,55 @@ from graders.pass_k import aggregate
 from graders.simulator import FLAG_NAMES, measurable, simulator_flags
 
 
+class SimulatorAccumulator:
+    """The simulator block built one record at a time (so a streamed summary keeps memory bounded:
+    per record only its flags' counts, its cause if it failed, and per task two counters)."""
+
+    def __init__(self, domain: Any = None, reviews: dict[str, EpisodeCause] | None = None, reviewer: str | None = None):
+        self.domain = domain
+        self.tasks = getattr(domain, "tasks", {}) if domain is not None else {}
+        self.reviews = reviews
+        self.reviewer = reviewer
+        self.flags_out = {n: SimulatorFlagSummary() for n in FLAG_NAMES}
+        self.causes: list[EpisodeCause] = []
+        self.per_task: dict[str, Counter] = defaultdict(Counter)
+        self.trials: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+
+    def add(self, r: EpisodeRecord) -> None:
+        task = self.tasks.get(r.task_id)
+        fl = simulator_flags(r, task, self.domain)
+        for name, hits in fl.items():
+            s = self.flags_out[name]
+            if measurable(name, r, task):
+                s.measured += 1
+            if hits:
+                s.count += len(hits)
+                s.episodes.append(r.episode_id)
+        c = episode_cause(r, task, self.domain, fl)
+        if c is not None and self.reviews and r.episode_id in self.reviews:
+            c = self.reviews[r.episode_id]
+        t = self.trials[r.task_id]
+        if c is not None:
+            self.causes.append(c)
+            self.per_task[r.task_id][c.cause] += 1
+        if c is None or c.cause in ("agent", "unknown"):
+            t[0] += 1
+            t[1] += int(not failed(r))
+
+    def finish(self) -> tuple[SimulatorReport, dict[str, dict[str, int]], dict[str, float]]:
+        for s in self.flags_out.values():
+            s.share = len(s.episodes) / s.measured if s.measured else None
+        report = SimulatorReport(
+            flags=self.flags_out,
+            flagged_failures=[c.episode_id for c in self.causes if c.simulator_flags],
+            causes=dict(Counter(c.cause for c in self.causes)),
+            episodes=self.causes,
+            reviewer=self.reviewer,
+        )
+        agent_only = aggregate([(n, k) for n, k in self.trials.values() if n > 0])["pass_hat_k"]
+        return report, {k: dict(v) for k, v in self.per_task.items()}, agent_only
+
+
 def simulator_report(
     recs: list[EpisodeRecord],
     domain: Any = None,
@@ -28,39 +77,7 @@ def simulator_report(
     ``measured`` is 0). ``pass_hat_k_agent_only`` leaves out the trials whose failure was
     caused by the simulator, the task, the environment or the infrastructure; ``agent`` and
     ``unknown`` failures stay failures."""
-    tasks = getattr(domain, "tasks", {}) if domain is not None else {}
-    flags_out = {n: SimulatorFlagSummary() for n in FLAG_NAMES}
-    causes: list[EpisodeCause] = []
-    per_task: dict[str, Counter] = defaultdict(Counter)
-    trials: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    acc = SimulatorAccumulator(domain, reviews, reviewer)
     for r in recs:
-        task = tasks.get(r.task_id)
-        fl = simulator_flags(r, task, domain)
-        for name, hits in fl.items():
-            s = flags_out[name]
-            if measurable(name, r, task):
-                s.measured += 1
-            if hits:
-                s.count += len(hits)
-                s.episodes.append(r.episode_id)
-        c = episode_cause(r, task, domain, fl)
-        if c is not None and reviews and r.episode_id in reviews:
-            c = reviews[r.episode_id]
-        t = trials[r.task_id]
-        if c is not None:
-            causes.append(c)
-            per_task[r.task_id][c.cause] += 1
-        if c is None or c.cause in ("agent", "unknown"):
-            t[0] += 1
-            t[1] += int(not failed(r))
-    for s in flags_out.values():
-        s.share = len(s.episodes) / s.measured if s.measured else None
-    report = SimulatorReport(
-        flags=flags_out,
-        flagged_failures=[c.episode_id for c in causes if c.simulator_flags],
-        causes=dict(Counter(c.cause for c in causes)),
-        episodes=causes,
-        reviewer=reviewer,
-    )
-    agent_only = aggregate([(n, k) for n, k in trials.values() if n > 0])["pass_hat_k"]
-    return report, {k: dict(v) for k, v in per_task.items()}, agent_only
+        acc.add(r)
+    return acc.finish()

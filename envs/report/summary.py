@@ -2,6 +2,8 @@
 
 Numbers are what was measured, with denominators: pass^k over all trials
 (an errored episode is a failed trial) and, beside it, over clean trials only;
+``mean_reward`` over clean episodes (``mean_reward_over`` says how many); tool calls and
+their failures per side (agent, user) and tool;
 rule compliance per rule and situation with the counts behind it, and the
 rules that went unjudged. The records are in ``envs.records`` (``RunSummary``
 and its parts); the intervals in ``graders.statistics``; the terminal tables
@@ -22,73 +24,109 @@ from envs.records import (
     RuleSummary,
     RunSummary,
     TaskSummary,
+    ToolCallTotals,
+    ToolEvent,
     UsageTotals,
 )
 from envs.run.config import RunConfig
-from graders.pass_k import aggregate
-from graders.statistics import bootstrap_pass_hat_k, wilson
+from graders.evaluate import AGENT_FAILED
+from graders.statistics import bootstrap_pass_hat_k, pass_k_means, wilson
+
+
+class _TaskAcc:
+    """What the summary keeps of one task's episodes: counts, and its first failed one."""
+
+    __slots__ = ("trials", "successes", "errors", "terminations", "first_failed")
+
+    def __init__(self) -> None:
+        self.trials = self.successes = self.errors = 0
+        self.terminations: Counter = Counter()
+        self.first_failed: tuple[int, str] | None = None  # (repeat, why)
 
 
 def summarize(
-    records: Iterable[EpisodeRecord],
-    config: RunConfig | dict[str, Any],
-    wall_s: float | None = None,
-    domain: Any = None,
-    reviews: dict | None = None,
-    reviewer: str | None = None,
+    records: Iterable[EpisodeRecord], config: RunConfig | dict[str, Any], wall_s: float | None = None, domain: Any = None,
+    unreadable: int = 0, reviews: dict | None = None, reviewer: str | None = None,
 ) -> RunSummary:
-    """The summary of ``records`` (one per (task, repeat)); ``domain`` adds every rule x situation pair to coverage
-    and lets the simulator block (``envs.report.fidelity``) read the tasks; ``reviews`` are a --reviewer's causes."""
+    """The summary of ``records`` (one per (task, repeat)); ``domain`` adds every rule x situation pair to coverage,
+    lets the simulator block (``envs.report.fidelity``) read the tasks and the checks' measured error correct the
+    rules they decide; ``reviews`` are a --reviewer's causes.
+
+    ``records`` is read once, one record at a time (a generator such as
+    ``RunStore.iter_latest`` keeps memory bounded): only counts are kept, and per task the
+    reason of its first failed repeat."""
     cfg = config if isinstance(config, RunConfig) else RunConfig.model_validate(config)
-    recs = sorted(records, key=lambda r: (r.task_id, r.repeat))
-    by_task: dict[str, list[EpisodeRecord]] = defaultdict(list)
-    for r in recs:
-        by_task[r.task_id].append(r)
-    per_task = []
-    all_trials, clean_trials = [], []
-    for tid, rs in sorted(by_task.items()):
-        succ = sum(1 for r in rs if r.status == "ok" and r.reward >= 1.0)
-        errs = sum(1 for r in rs if r.status == "error")
-        failed = next((r for r in rs if not (r.status == "ok" and r.reward >= 1.0)), None)
+    tasks: dict[str, _TaskAcc] = defaultdict(_TaskAcc)
+    err_by: Counter = Counter()
+    usage: dict[str, UsageTotals] = {}
+    cells: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    tools: dict[str, ToolCallTotals] = {}
+    n = n_err = agent_errors = agent_failed = 0
+    reward_sum = 0.0
+    from envs.report.fidelity import SimulatorAccumulator
+
+    sim = SimulatorAccumulator(domain, reviews, reviewer)
+    sources: dict[str, Counter] = defaultdict(Counter)  # per rule, decided verdicts by source
+    for r in records:
+        n += 1
+        sim.add(r)
+        acc = tasks[r.task_id]
+        acc.trials += 1
+        ok = r.status == "ok"
+        success = ok and r.reward >= 1.0
+        acc.successes += success
+        acc.terminations[r.termination or "?"] += 1
+        agent_errors += r.agent_errors
+        if not ok:
+            acc.errors += 1
+            n_err += 1
+            err_by[f"{r.error_role}:{r.error_kind}"] += 1
+        else:
+            reward_sum += r.reward
+            agent_failed += r.termination in AGENT_FAILED
+        if not success and (acc.first_failed is None or r.repeat < acc.first_failed[0]):
+            acc.first_failed = (r.repeat, _why_failed(r))
+        for role, u in r.usage.items():
+            tot = usage.setdefault(role, UsageTotals())
+            tot.calls += u.calls
+            tot.prompt_tokens += u.prompt_tokens
+            tot.completion_tokens += u.completion_tokens
+            tot.cached_calls += u.cached_calls
+            if u.cost is None:
+                tot.cost_unknown_calls += u.calls
+            else:
+                tot.cost += u.cost
+        for v in r.verdicts:
+            cells[(v.rule, v.situation or "-")][v.verdict] += 1
+            if v.verdict in ("FOLLOWED", "VIOLATED"):
+                sources[v.rule][v.source] += 1
+        for e in r.transcript:
+            if isinstance(e, ToolEvent):
+                _count_tool(tools.setdefault(e.side, ToolCallTotals()), e)
+
+    per_task, all_trials, clean_trials = [], [], []
+    for tid, acc in sorted(tasks.items()):
         per_task.append(
             TaskSummary(
                 id=tid,
-                trials=len(rs),
-                successes=succ,
-                errors=errs,
-                clean_trials=len(rs) - errs,
-                terminations=dict(Counter(r.termination or "?" for r in rs)),
-                first_failure=None if failed is None else FirstFailure(repeat=failed.repeat, why=_why_failed(failed)),
+                trials=acc.trials,
+                successes=acc.successes,
+                errors=acc.errors,
+                clean_trials=acc.trials - acc.errors,
+                terminations=dict(acc.terminations),
+                first_failure=None if acc.first_failed is None else FirstFailure(repeat=acc.first_failed[0], why=acc.first_failed[1]),
             )
         )
-        all_trials.append((len(rs), succ))
-        if len(rs) - errs > 0:
-            clean_trials.append((len(rs) - errs, succ))
-    agg = aggregate(all_trials)
+        all_trials.append((acc.trials, acc.successes))
+        if acc.trials - acc.errors > 0:
+            clean_trials.append((acc.trials - acc.errors, acc.successes))
+    agg = pass_k_means(all_trials)
     kmax = len(agg["pass_hat_k"])
-    clean = aggregate(clean_trials)
-    errors = [r for r in recs if r.status == "error"]
-    err_by = Counter(f"{r.error_role}:{r.error_kind}" for r in errors)
-
-    usage: dict[str, UsageTotals] = {}
-    for r in recs:
-        for role, u in r.usage.items():
-            acc = usage.setdefault(role, UsageTotals())
-            acc.calls += u.calls
-            acc.prompt_tokens += u.prompt_tokens
-            acc.completion_tokens += u.completion_tokens
-            acc.cached_calls += u.cached_calls
-            if u.cost is None:
-                acc.cost_unknown_calls += u.calls
-            else:
-                acc.cost += u.cost
-
-    from envs.report.fidelity import simulator_report
-
-    simulator, task_causes, agent_only = simulator_report(recs, domain, reviews, reviewer)
+    clean = pass_k_means(clean_trials)
+    n_clean = n - n_err
+    simulator, task_causes, agent_only = sim.finish()
     for p in per_task:
         p.causes = task_causes.get(p.id, {})
-
     summary = RunSummary(
         schema_version=SUMMARY_SCHEMA_VERSION,
         run_id=cfg.run_id,
@@ -96,30 +134,45 @@ def summarize(
         actors={"agent": cfg.agent, "user": cfg.user, "judge": cfg.judge},
         seed=cfg.seed,
         repeats=cfg.repeats,
-        tasks=len(by_task),
-        episodes=len(recs),
-        errors=len(errors),
+        tasks=len(tasks),
+        episodes=n,
+        errors=n_err,
         errors_by_role_kind=dict(err_by),
-        agent_errors=sum(r.agent_errors for r in recs),
+        agent_errors=agent_errors,
         pass_hat_k=agg["pass_hat_k"],
         pass_at_k=agg["pass_at_k"],
         pass_hat_k_ci95=bootstrap_pass_hat_k(all_trials, kmax),
         pass_hat_k_clean=clean["pass_hat_k"],
-        clean_episodes=len(recs) - len(errors),
-        mean_reward=(sum(r.reward for r in recs) / len(recs)) if recs else None,
+        clean_episodes=n_clean,
+        mean_reward=(reward_sum / n_clean) if n_clean else None,
+        mean_reward_over=n_clean,
+        agent_failed=agent_failed,
+        tool_calls=tools,
+        unreadable_records=unreadable,
         per_task=per_task,
         usage=usage,
         wall_s=wall_s,
         simulator=simulator,
         pass_hat_k_agent_only=agent_only,
-        **rule_profile(recs, domain),
+        **_profile_from_cells(cells, domain),
     )
     if domain is not None:
         # checked rules carry their check's measured error (domains/<d>/check_calibration.json)
         from graders.calibrate.check_calibration import apply_check_calibration
 
-        apply_check_calibration(summary, recs, domain)
+        apply_check_calibration(summary, None, domain, sources=sources)
     return summary
+
+
+def _count_tool(tot: ToolCallTotals, e: ToolEvent) -> None:
+    tot.calls += 1
+    per = tot.by_tool.setdefault(e.call.name, {"calls": 0, "failures": 0})
+    per["calls"] += 1
+    if not e.ok:
+        tot.failures += 1
+        per["failures"] += 1
+        kind = e.error_kind or "error"
+        tot.failures_by_kind[kind] = tot.failures_by_kind.get(kind, 0) + 1
 
 
 def _why_failed(rec: EpisodeRecord) -> str:
@@ -128,6 +181,8 @@ def _why_failed(rec: EpisodeRecord) -> str:
 
     if rec.status == "error":
         return f"error ({rec.error_role}:{rec.error_kind}): {rec.error}"[:300]
+    if rec.termination in AGENT_FAILED:
+        return f"the agent failed ({rec.termination}: {rec.agent_errors} bad replies or calls); graded 0"
     g = rec.grade
     if g is None:
         return "no grade"
@@ -151,6 +206,11 @@ def rule_profile(recs: list[EpisodeRecord], domain: Any = None) -> dict[str, Any
     for r in recs:
         for v in r.verdicts:
             cells[(v.rule, v.situation or "-")][v.verdict] += 1
+    return _profile_from_cells(cells, domain)
+
+
+def _profile_from_cells(cells: dict[tuple[str, str], Counter], domain: Any = None) -> dict[str, Any]:
+    """``rule_profile`` from verdict counts per (rule, situation)."""
     rules: dict[str, RuleSummary] = {}
     coverage: dict[str, dict[str, int]] = defaultdict(dict)
     unjudged: dict[str, int] = Counter()

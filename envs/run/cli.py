@@ -105,6 +105,10 @@ def _domain_options_from_args(args: argparse.Namespace) -> dict[str, str]:
     given = {opt: getattr(args, dest) for dest, opt in OPTION_ALIASES.items() if getattr(args, dest, None) is not None}
     return {**given, **parse_domain_options(args.domain_option or [])}
 
+def _llm_settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    return {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "client", "request_", "max_retries", "model_concurrency")) and v is not None}
+
+
 def _config_from_args(args: argparse.Namespace) -> RunConfig:
     """The run's config: the resumed run's, else the flags' (defaults filled in).
 
@@ -116,11 +120,7 @@ def _config_from_args(args: argparse.Namespace) -> RunConfig:
         from envs.run.store import RunStore
 
         cfg = RunStore(Path(args.resume)).read_config()
-        for k in RUN_KEYS:
-            v = getattr(args, k, None)
-            current = getattr(cfg, k)
-            if v is not None and current is not None and current != v and k != "calibration":
-                raise SpecError(f"--{k.replace('_', '-')}: differs from the run being resumed ({current!r}); drop it")
+        refuse_changed_run(cfg, args)
         given = {k: getattr(args, k) for k in RUN_KEYS if getattr(args, k, None) is not None}
         cfg = cfg.model_copy(update=given)
     else:
@@ -128,7 +128,9 @@ def _config_from_args(args: argparse.Namespace) -> RunConfig:
         if not given.get("domain"):
             raise SpecError("--domain: required (or --resume RUN_DIR)")
         cfg = RunConfig.model_validate(given)
-    llm = {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "client", "request_", "max_retries", "model_concurrency")) and v is not None}
+    llm = _llm_settings_from_args(args)
+    if args.resume:
+        refuse_changed_llm(cfg, llm)
     cfg.llm.update(llm)
     return cfg
 
@@ -195,6 +197,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/yellow]: finished episodes are saved; continue with --resume RUN_DIR")
         return 130
+    finally:
+        while _HELD_LOCKS:
+            _HELD_LOCKS.pop().release()
+
+
+# The run folder's lock, held by ``_main`` until ``main`` returns.
+_HELD_LOCKS: list = []
 
 
 def _main(args: argparse.Namespace, console) -> int:
@@ -251,17 +260,20 @@ def _main(args: argparse.Namespace, console) -> int:
         cfg.run_id = run_dir.name
     if cfg.run_id is None:
         cfg.run_id = run_dir.name
+    from envs.run.store import RunLock
+
+    # Held until this process exits: a second run on the folder is refused (exit 2).
+    lock = RunLock(run_dir).acquire()
+    _HELD_LOCKS.append(lock)
+    if lock.previous and args.resume:
+        console.print(f"took over the lock of a run no longer running ({lock.previous})", soft_wrap=True, highlight=False)
     store = RunStore(run_dir)
     store.write_config(cfg)
-    done = store.load()
+    store.repair_tail()
+    done = store.statuses()
     for line in store.skipped_lines:
         console.print(f"[yellow]skipped unreadable record[/yellow] {line}")
-    plan = [
-        (t, r, cfg.seed)
-        for t in task_ids
-        for r in range(cfg.repeats)
-        if not ((t, r) in done and done[(t, r)].status == "ok")
-    ]
+    plan = [(t, r, cfg.seed) for t in task_ids for r in range(cfg.repeats) if done.get((t, r)) != "ok"]
     kept = len(task_ids) * cfg.repeats - len(plan)
     concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
     if args.resume:
@@ -304,17 +316,23 @@ def _main(args: argparse.Namespace, console) -> int:
             asyncio.run(_play(domain, plan, factories, store, concurrency, tick))
     wall = time.perf_counter() - t0
 
-    records = store.load()
-    records = {k: v for k, v in records.items() if k[0] in set(task_ids) and k[1] < cfg.repeats}
+    chosen = set(task_ids)
+    if not args.quiet:
+        console.print("summarising ...", highlight=False)
     reviews = None
     if args.reviewer:
         from envs.run.review import run_reviewer
 
-        reviews = run_reviewer(list(records.values()), domain, args.reviewer, cfg.llm, args.reviewer_api_base)
+        reviews = run_reviewer(list(store.iter_latest(lambda t, r: t in chosen and r < cfg.repeats)), domain, args.reviewer,
+                               cfg.llm, args.reviewer_api_base)
         (run_dir / "reviews.json").write_text(
             json.dumps({k: v.model_dump() for k, v in reviews.items()}, indent=2), encoding="utf-8"
         )
-    summary = summarize(records.values(), cfg, wall_s=wall, domain=domain, reviews=reviews, reviewer=args.reviewer)
+    # Streamed: the newest record per episode, one at a time (memory holds the index).
+    store.skipped_lines.clear()
+    summary = summarize(store.iter_latest(lambda t, r: t in chosen and r < cfg.repeats), cfg, wall_s=wall, domain=domain,
+                        reviews=reviews, reviewer=args.reviewer)
+    summary.unreadable_records = len(store.skipped_lines)
     if cfg.calibration:
         from graders.calibrate.calibration import apply_calibration
 
@@ -341,6 +359,9 @@ def _worker(domain, factories, concurrency: int) -> int:
             sys.stdout.flush()
 
     plan = [tuple(x) for x in json.loads(sys.stdin.read() or "[]")]
+    from envs.run.orphan import die_with_parent
+
+    die_with_parent(os.environ.get("SITGYM_PARENT_PID"))
     asyncio.run(_play(domain, plan, factories, StdoutStore(), concurrency, lambda rec: None))
     return 0
 
@@ -352,6 +373,7 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
     per = max(1, concurrency // workers)
     procs = []
     env = dict(os.environ)
+    env["SITGYM_PARENT_PID"] = str(os.getpid())  # a worker stops when this process is gone
     if "envs.llm.pricing" in sys.modules:  # what the preflight learnt about prices, so workers skip litellm
         env["SITGYM_UNPRICED"] = ",".join(sys.modules["envs.llm.pricing"].unpriced_models())
     try:
@@ -413,6 +435,41 @@ def _check_domain(args: argparse.Namespace, cfg: RunConfig, domain, console) -> 
         raise SpecError(f"{len(report.problems)} problems in domain {domain.name} (python -m envs.check --domain {domain.name}):\n{lines}")
     if report.warnings:
         console.print(f"{len(report.warnings)} lint warnings on imported tasks (python -m envs.check --domain {domain.name})", highlight=False)
+
+
+# Resuming may not change which episodes belong to the run or how they are played and judged.
+RUN_DEFINING = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed")
+# LLM settings that change the answers (and so the episodes); api bases, cache, timeouts,
+# retries and concurrency may change on resume.
+LLM_DEFINING = ("_temperature", "_max_tokens", "tool_mode")
+
+
+def refuse_changed_run(cfg: RunConfig, args: argparse.Namespace) -> None:
+    """SpecError naming the first flag whose value differs from the resumed run's config
+    (a flag the run was started without counts as a change: ``--judge M`` on a judge-less run)."""
+    from envs.errors import SpecError
+
+    for k in RUN_DEFINING:
+        v = getattr(args, k, None)
+        if v is None:
+            continue
+        current = getattr(cfg, k)
+        if k == "tasks":
+            v = [p for item in v for p in item.split(",") if p] or None
+            current = [p for item in current for p in item.split(",") if p] if current else None
+        if v != current:
+            raise SpecError(f"--{k}: differs from the run being resumed ({current!r}); a run folder is one run, drop it")
+
+
+def refuse_changed_llm(cfg: RunConfig, llm: dict[str, Any]) -> None:
+    """SpecError naming the first LLM flag that would change how the run's episodes are played or judged."""
+    from envs.errors import SpecError
+
+    for k, v in llm.items():
+        if k.endswith(LLM_DEFINING) and cfg.llm.get(k) != v:
+            raise SpecError(
+                f"--{k.replace('_', '-')}: differs from the run being resumed ({cfg.llm.get(k)!r}); a run folder is one run, drop it"
+            )
 
 
 def _role_llm_settings(cfg: RunConfig, role: str) -> dict:

@@ -62,18 +62,26 @@ def load_check_calibration(domain) -> dict[str, Any] | None:
     return data
 
 
-def apply_check_calibration(summary, records: Iterable, domain) -> None:
-    """Correct, in place, the compliance of each rule whose every decided verdict in
-    ``records`` came from its deterministic check, for the check's held-out error. A rule
-    also judged by a model on some turns is left as it is (its error is the judge's)."""
-    cal = load_check_calibration(domain)
-    if cal is None:
-        return
+def verdict_sources(records: Iterable) -> dict[str, Counter]:
+    """Per rule, how many decided verdicts came from each source (check, judge)."""
     sources: dict[str, Counter] = defaultdict(Counter)
     for r in records:
         for v in r.verdicts:
             if v.verdict in ("FOLLOWED", "VIOLATED"):
                 sources[v.rule][v.source] += 1
+    return sources
+
+
+def apply_check_calibration(summary, records: Iterable | None, domain, sources: dict[str, Counter] | None = None) -> None:
+    """Correct, in place, the compliance of each rule whose every decided verdict in
+    ``records`` (or the counts ``sources`` of ``verdict_sources``) came from its deterministic
+    check, for the check's held-out error. A rule also judged by a model on some turns is left
+    as it is (its error is the judge's)."""
+    cal = load_check_calibration(domain)
+    if cal is None:
+        return
+    if sources is None:
+        sources = verdict_sources(records or [])
     from envs.records import CalibrationInfo
 
     threshold = cal.get("threshold", 0.8)
