@@ -105,6 +105,7 @@ def build_task(
     opening_facts = [facts[0].fact] if misconception else []
     if misconception:
         cfg.setdefault("opens_with_attempt", True)
+        facts = []  # the attempt is volunteered (a known fact), so it is no longer held back
     goal = {
         "solved": "Get unstuck and solve the problem yourself; submit your answer when you think it is right.",
         "abandoned": "You find this hard and soon want to stop: after a couple of turns you end the session.",

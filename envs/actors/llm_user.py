@@ -78,7 +78,7 @@ class LLMUser:
         return self.prompts.render(
             "user",
             persona=persona_text(turn),
-            **scenario_values(sc, self.prompts.words.agent_name),
+            **scenario_values(sc, self.prompts.words.agent_name, turn.topics),
             how_to_play=turn.situation.how_to_play if turn.situation is not None else "",
             user_tools=tools_text(turn.user_tool_schemas) if turn.user_tool_schemas else "",
             json_help=(

@@ -12,6 +12,7 @@ agent's words that mean the goal is met. An empty field gives an empty value
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from envs.spec.schema import Scenario
 
@@ -20,13 +21,36 @@ def _quoted(words: list[str]) -> str:
     return ", ".join(f'"{w}"' for w in words)
 
 
-def scenario_values(sc: Scenario, agent_name: str) -> dict[str, str]:
-    """The ``user`` template's scenario variables (see the module docstring)."""
-    hidden = "\n".join(f"- {h.fact} (reveal only when {agent_name} asks about: {_quoted(h.asked_by)})" for h in sc.hidden_facts)
+def _topic(name: str | None, topics: Any) -> str:
+    """A topic as the user reads it: its name and a few of the words people use for it."""
+    if not name:
+        return ""
+    spec = getattr(getattr(topics, "spec", None), "topics", {}).get(name)
+    words = [w for w in (spec.words if spec is not None else []) if w.strip()][:4]
+    label = name.replace("_", " ")
+    return f"{label} (e.g. {_quoted(words)})" if words else label
+
+
+def _trigger(topic: str | None, words: list[str], topics: Any) -> str:
+    """What the agent must ask about: the topic (any wording) and/or the extra words."""
+    parts = [p for p in (_topic(topic, topics), _quoted(words)) if p]
+    return " or ".join(parts)
+
+
+_ACTS = {"confirm": "asks you to confirm something about", "refusal": "refuses something about", "any": "proposes or asks about"}
+
+
+def scenario_values(sc: Scenario, agent_name: str, topics: Any = None) -> dict[str, str]:
+    """The ``user`` template's scenario variables (see the module docstring); ``topics`` (the
+    domain's recogniser, ``UserTurn.topics``) names the topics a fact or a change of mind waits for."""
+    hidden = "\n".join(
+        f"- {h.fact} (reveal only when {agent_name} asks about: {_trigger(h.topic, h.asked_by, topics)})" for h in sc.hidden_facts
+    )
     tools = []
     for u in sc.user_tools:
         args = json.dumps(u.arguments, ensure_ascii=False) if u.arguments else "{}"
-        when = f"when {agent_name} asks you about: {_quoted(u.when_asked)}" if u.when_asked else "before your first message"
+        trig = _trigger(u.topic, u.when_asked, topics)
+        when = f"when {agent_name} asks you about: {trig}" if trig else "before your first message"
         report = u.say.replace("{result}", "<what the tool shows>")
         tools.append(f"- call {u.tool} with {args} {when}; then tell {agent_name} what it shows, e.g. \"{report}\"")
     mc = sc.mind_change
@@ -35,7 +59,8 @@ def scenario_values(sc: Scenario, agent_name: str) -> dict[str, str]:
         "request": sc.request,
         "known_facts": "\n".join(f"- {f}" for f in sc.known_facts),
         "hidden_facts": hidden,
-        "mind_change_when": _quoted(mc.when_asked) if mc else "",
+        "mind_change_act": _ACTS[mc.act] if mc else "",
+        "mind_change_when": (_trigger(mc.topic, mc.when_asked, topics) or "anything") if mc else "",
         "mind_change_say": mc.say if mc else "",
         "accepts": "yes" if sc.accepts else "",
         "declines": "" if sc.accepts else "yes",
