@@ -289,7 +289,7 @@ class RuleCell(SummaryPart):
     corrected: float | None = None
     """With --calibration: compliance corrected for the judge's error (Rogan-Gladen)."""
     corrected_ci95: tuple[float, float] | None = None
-    """With --calibration: 95% delta-method interval of ``corrected``."""
+    """With --calibration: 95% interval of ``corrected`` (Wilson bounds mapped through the correction, widened by the judge's error)."""
 
 
 class RuleSummary(RuleCell):
