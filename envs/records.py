@@ -194,7 +194,7 @@ class EpisodeRecord(Record):
     error: str | None = None
     error_role: str | None = None
     error_kind: str | None = None
-    termination: str | None = None  # user_stop | transfer | max_turns | max_steps | error
+    termination: str | None = None  # user_stop | transfer | max_turns | max_steps | error | budget_*
     reward: float = 0.0
     grade: Grade | None = None
     transcript: list[Event] = Field(default_factory=list)
@@ -204,6 +204,12 @@ class EpisodeRecord(Record):
     actors: dict[str, str] = Field(default_factory=dict)
     timings: dict[str, float] = Field(default_factory=dict)
     started_at: str | None = None
+    # Which budget ended the episode, at what figure (termination budget_tokens | budget_cost |
+    # budget_seconds); such an episode did not finish and is graded as a failed trial.
+    budget: str | None = None
+    # 1 for the first play of (task, repeat); each replay of an errored episode (--retry-errors,
+    # --resume) is the next attempt. Earlier attempts stay in the store, superseded by the last.
+    attempt: int = 1
 
 
 # -- the run summary (summary.json) -------------------------------------------------
@@ -371,3 +377,15 @@ class RunSummary(SummaryPart):
     """Rules with no check and no judge model, and on how many turns."""
     calibration: CalibrationInfo | None = None
     """With --calibration: which calibration corrected ``rules``."""
+    budget_stops: dict[str, int] = Field(default_factory=dict)
+    """Episodes ended by a per-episode budget, by termination (budget_tokens, budget_cost,
+    budget_seconds): neither agent failures nor errors, and failed trials in pass^k."""
+    retried: int = 0
+    """Episodes played more than once after an infrastructure error (--retry-errors, --resume);
+    their last attempt is the one scored, earlier ones stay in episodes.jsonl."""
+    retried_ok: int = 0
+    """Of ``retried``, those whose last attempt ended without an error."""
+    not_played: int = 0
+    """Episodes of the run not played because --max-cost was spent (--resume plays them)."""
+    max_cost: float | None = None
+    """The run's cost cap (--max-cost), when one was given."""
