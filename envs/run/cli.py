@@ -273,8 +273,9 @@ def _main(args: argparse.Namespace, console) -> int:
     kept = len(task_ids) * cfg.repeats - len(plan)
     concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
     person = any(rc is not None and rc.spec == "human" for rc in (roles["agent"], roles["user"]))
-    if person:  # one episode at a time, and no progress bar redrawn over what the person types
-        concurrency, args.quiet, workers_asked = 1, True, None
+    if person:  # one episode at a time, no progress bar redrawn over what the person types,
+        # and no replay of an episode the person quit (--resume plays it again if they want)
+        concurrency, args.quiet, workers_asked, limits.retry_errors = 1, True, None, 0
     else:
         workers_asked = args.workers
     if args.resume:
