@@ -389,3 +389,5 @@ class RunSummary(SummaryPart):
     """Episodes of the run not played because --max-cost was spent (--resume plays them)."""
     max_cost: float | None = None
     """The run's cost cap (--max-cost), when one was given."""
+    rule_names: dict[str, str] = Field(default_factory=dict)
+    """Short rule names for tables (rules.yaml ``name:``, else derived from the text), by id."""

@@ -313,7 +313,10 @@ def _main(args: argparse.Namespace, console) -> int:
     records = {k: v for k, v in records.items() if k[0] in set(task_ids) and k[1] < cfg.repeats}
     summary = summarize(records.values(), cfg, wall_s=wall, domain=domain)
     unplayed = sum(1 for t in task_ids for r in range(cfg.repeats) if (t, r) not in records)
-    annotate_summary(summary, records.values(), not_played=unplayed if limits.max_cost is not None else 0, cost_cap=limits.max_cost)
+    annotate_summary(
+        summary, records.values(), not_played=unplayed if limits.max_cost is not None else 0,
+        cost_cap=limits.max_cost, domain=domain,
+    )
     if cfg.calibration:
         from graders.calibrate.calibration import apply_calibration
 

@@ -96,8 +96,11 @@ class CostGate:
         return False
 
 
-def annotate_summary(summary, records: Iterable[EpisodeRecord], not_played: int = 0, cost_cap: float | None = None) -> None:
-    """Add the run's budget stops, replays and unplayed episodes to ``summary`` (a ``RunSummary``)."""
+def annotate_summary(
+    summary, records: Iterable[EpisodeRecord], not_played: int = 0, cost_cap: float | None = None, domain=None
+) -> None:
+    """Add the run's budget stops, replays, unplayed episodes and (with ``domain``) its short rule
+    names to ``summary`` (a ``RunSummary``)."""
     recs = list(records)
     stops: dict[str, int] = {}
     for r in recs:
@@ -108,3 +111,7 @@ def annotate_summary(summary, records: Iterable[EpisodeRecord], not_played: int 
     summary.retried_ok = sum(1 for r in recs if r.attempt > 1 and r.status == "ok")
     summary.not_played = not_played
     summary.max_cost = cost_cap
+    if domain is not None:
+        from envs.report.rule_names import short_rule_names
+
+        summary.rule_names = short_rule_names(domain.rules.values())
