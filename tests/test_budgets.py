@@ -128,3 +128,45 @@ def test_replays_stop_after_retry_errors(server, tmp_path):
     rc, recs, s = run(server, tmp_path, "--retry-errors", "2", "--retry-backoff", "0.01")
     assert [(r.attempt, r.status) for r in recs] == [(1, "error"), (2, "error"), (3, "error")]
     assert s["errors"] == 1 and s["retried"] == 1 and s["retried_ok"] == 0 and s["episodes"] == 1
+
+
+def test_cost_limits_warn_about_unpriced_models(server, tmp_path, capsys):
+    rc, (rec,), _ = run(server, tmp_path, "--max-cost-per-episode", "1")
+    out = capsys.readouterr().out
+    assert rc == 0 and "no known price for" in out and "fake-agent" in out and rec.termination == "user_stop"
+
+
+def test_an_engine_crash_is_not_replayed_but_an_actor_failure_is():
+    import asyncio
+
+    from envs.domain import get_domain
+    from envs.episode.budgets import Budgets
+    from envs.errors import InfraError
+    from envs.run.cli import _play
+    from envs.run.limits import RunLimits
+    from envs.actors.scripted_user import ScriptedUser
+
+    class Crashing:
+        name = "crashing"
+
+        async def act(self, view):
+            raise RuntimeError("a bug in the agent adapter")
+
+    class Flaky:
+        name = "flaky"
+        calls = 0
+
+        async def act(self, view):
+            Flaky.calls += 1
+            raise InfraError("server gone", role="agent", kind="connection")
+
+    class Store(list):
+        append = list.append
+
+    domain = get_domain("toy")
+    limits = RunLimits(budgets=Budgets(), retry_errors=2, retry_backoff=0)
+    for agent, expected in ((Crashing, [1]), (Flaky, [1, 2, 3])):
+        store, final = Store(), []
+        asyncio.run(_play(domain, [("toy-deposit", 0, 0, 1)], (agent, ScriptedUser, None), store, 1, final.append, limits))
+        assert [r.attempt for r in store] == expected and all(r.status == "error" for r in store)
+        assert [r.attempt for r in final] == expected[-1:]  # progress sees the last attempt only

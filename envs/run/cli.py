@@ -128,7 +128,7 @@ async def _play(domain, plan, factories, store, concurrency: int, progress, limi
     appended to the store; ``progress`` sees the last); with ``gate``, an episode starts only while
     the run's cost cap is not spent (the ones refused are counted by the gate)."""
     from envs.episode import episode_seed, run_episode
-    from envs.run.limits import RunLimits
+    from envs.run.limits import RunLimits, replayable
     from envs.episode.budgets import Budgets
 
     from envs.state.database import EpisodeState
@@ -172,7 +172,7 @@ async def _play(domain, plan, factories, store, concurrency: int, progress, limi
                     gate.add(rec)
             finally:
                 free.put_nowait(state)
-            if rec.status != "error" or replays >= lim.retry_errors:
+            if not replayable(rec) or replays >= lim.retry_errors:
                 progress(rec)
                 return
             # An infrastructure error: the record stays (superseded by the next attempt); wait
@@ -244,6 +244,9 @@ def _main(args: argparse.Namespace, console) -> int:
         llm_context.start_local()  # the parent ran the preflight for its workers
     elif llm_context is not None:
         llm_context.preflight()  # fails fast, one line per role, before any episode starts
+        from envs.run.limits import warn_unpriced
+
+        warn_unpriced(limits, console)
     if args.worker_stdin:  # a worker never touches the run folder: the parent writes the store
         return _worker(domain, factories, args.concurrency or 1, limits)
 
@@ -363,6 +366,7 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
     Each worker replays errors itself (``--retry-errors``) and gets an equal share of what is
     left of ``--max-cost``, so together they never start an episode past the cap."""
     from envs.records import EpisodeRecord
+    from envs.run.limits import replayable
 
     per = max(1, concurrency // workers)
     first = {(p[0], p[1]): (p[3] if len(p) > 3 else 1) for p in plan}
@@ -401,7 +405,7 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
                     gate.add(rec)
                 # Workers send every attempt; the progress bar counts an episode once, at its last.
                 replays = rec.attempt - first.get((rec.task_id, rec.repeat), rec.attempt)
-                if rec.status != "error" or limits is None or replays >= limits.retry_errors:
+                if limits is None or not replayable(rec) or replays >= limits.retry_errors:
                     tick(rec)
             await proc.wait()
 

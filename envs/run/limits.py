@@ -74,6 +74,29 @@ def limits_from_args(args: argparse.Namespace, llm: dict, resuming: bool) -> Run
     return RunLimits(budgets=budgets, max_cost=args.max_cost, retry_errors=retry, retry_backoff=backoff)
 
 
+def replayable(rec: EpisodeRecord) -> bool:
+    """An errored episode worth playing again within the run: an infrastructure failure of an
+    actor (retries exhausted, a server gone), not an engine bug (``engine:crash``, which would
+    fail the same way) nor a person who quit."""
+    return rec.status == "error" and rec.error_role != "engine" and rec.error_kind != "person_quit"
+
+
+def warn_unpriced(limits: RunLimits, console) -> None:
+    """Say once, before any episode, that a cost limit cannot see calls to models with no price."""
+    if limits.budgets.cost is None and limits.max_cost is None:
+        return
+    import sys
+
+    pricing = sys.modules.get("envs.llm.pricing")
+    unpriced = pricing.unpriced_models() if pricing is not None else []
+    if unpriced:
+        console.print(
+            f"[yellow]warning:[/yellow] no known price for {', '.join(sorted(unpriced))}: "
+            "cost limits count nothing for their calls (token and time budgets still apply)",
+            soft_wrap=True, highlight=False,
+        )
+
+
 def record_cost(rec: EpisodeRecord) -> float:
     """USD this episode spent over all roles (priced calls only)."""
     return sum(u.cost or 0.0 for u in rec.usage.values())
