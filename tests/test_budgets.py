@@ -170,3 +170,13 @@ def test_an_engine_crash_is_not_replayed_but_an_actor_failure_is():
         asyncio.run(_play(domain, [("toy-deposit", 0, 0, 1)], (agent, ScriptedUser, None), store, 1, final.append, limits))
         assert [r.attempt for r in store] == expected and all(r.status == "error" for r in store)
         assert [r.attempt for r in final] == expected[-1:]  # progress sees the last attempt only
+
+
+def test_run_cost_cap_holds_across_workers(server, tmp_path):
+    # Each worker gets an equal share of what is left of the cap: here each plays one episode.
+    rc, recs, s = run(server, tmp_path, "--max-cost", "0.0000001", "--workers", "2", "--concurrency", "2",
+                      "--max-tokens-per-episode", "100000", agent=PRICED, repeats=6)
+    assert rc == 0 and len(recs) == 2 and s["not_played"] == 4
+    assert all(r.budget is None for r in recs)  # the stored per-episode budget reached the workers, unspent
+    rc, recs, s = run(server, tmp_path, "--max-cost", "10", "--workers", "2", resume=True)
+    assert rc == 0 and len(recs) == 6 and s["not_played"] == 0 and len({(r.task_id, r.repeat) for r in recs}) == 6
