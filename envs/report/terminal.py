@@ -217,6 +217,7 @@ def _print_rules(s: RunSummary, console, width: int) -> None:
             row += [str(e.unjudged)]
         judged = [(c.compliance, sit, c) for sit, c in e.by_situation.items() if c.judged]
         weakest = min(judged, key=lambda x: (x[0], natural_key(x[1]))) if judged else None
-        row += [f"{weakest[1]} {weakest[2].followed}/{weakest[2].judged}" if weakest else "-"]
+        # Counts first: when the column is narrow, the situation's name is what gets shortened.
+        row += [f"{weakest[2].followed}/{weakest[2].judged} {weakest[1]}" if weakest else "-"]
         rows.append(row)
     console.print(fit_table("rule compliance (judged turns)", cols, rows, width))
