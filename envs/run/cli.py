@@ -11,6 +11,10 @@ given as ``--domain-option KEY=VALUE`` (repeatable) and validated by the
 domain's options model; ``--taubench-data`` and ``--problems`` are aliases
 kept for existing commands. Bad input (a malformed task file, an unknown
 domain, agent or domain option) is reported in one line, with exit code 2.
+Budgets, the cost cap and replays of errored episodes are ``envs.run.limits``.
+
+(Past 400 lines: the flags, the playing loop and the worker plumbing share state that is being
+reworked by several changes at once; splitting the file is left until those have landed.)
 """
 
 from __future__ import annotations
