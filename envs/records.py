@@ -206,7 +206,7 @@ class EpisodeRecord(Record):
     error: str | None = None
     error_role: str | None = None
     error_kind: str | None = None
-    termination: str | None = None  # user_stop | transfer | max_turns | max_steps | error
+    termination: str | None = None  # user_stop | transfer | max_turns | max_steps | error | budget_*
     reward: float = 0.0
     grade: Grade | None = None
     transcript: list[Event] = Field(default_factory=list)
@@ -219,6 +219,12 @@ class EpisodeRecord(Record):
     # The first turn at which the episode's state held every change of the task's goal
     # (None: never, or the goal changes nothing).
     goal_met_turn: int | None = None
+    # Which budget ended the episode, at what figure (termination budget_tokens | budget_cost |
+    # budget_seconds); such an episode did not finish and is graded as a failed trial.
+    budget: str | None = None
+    # 1 for the first play of (task, repeat); each replay of an errored episode (--retry-errors,
+    # --resume) is the next attempt. Earlier attempts stay in the store, superseded by the last.
+    attempt: int = 1
 
 
 # -- the run summary (summary.json) -------------------------------------------------
@@ -306,7 +312,7 @@ class RuleCell(SummaryPart):
     corrected: float | None = None
     """With --calibration: compliance corrected for the judge's error (Rogan-Gladen)."""
     corrected_ci95: tuple[float, float] | None = None
-    """With --calibration: 95% delta-method interval of ``corrected``."""
+    """With --calibration: 95% interval of ``corrected`` (Wilson bounds mapped through the correction, widened by the judge's error)."""
 
 
 class RuleSummary(RuleCell):
@@ -465,3 +471,17 @@ class SimulatorReport(SummaryPart):
 
 
 RunSummary.model_rebuild()
+    budget_stops: dict[str, int] = Field(default_factory=dict)
+    """Episodes ended by a per-episode budget, by termination (budget_tokens, budget_cost,
+    budget_seconds): neither agent failures nor errors, and failed trials in pass^k."""
+    retried: int = 0
+    """Episodes played more than once after an infrastructure error (--retry-errors, --resume);
+    their last attempt is the one scored, earlier ones stay in episodes.jsonl."""
+    retried_ok: int = 0
+    """Of ``retried``, those whose last attempt ended without an error."""
+    not_played: int = 0
+    """Episodes of the run not played because --max-cost was spent (--resume plays them)."""
+    max_cost: float | None = None
+    """The run's cost cap (--max-cost), when one was given."""
+    rule_names: dict[str, str] = Field(default_factory=dict)
+    """Short rule names for tables (rules.yaml ``name:``, else derived from the text), by id."""

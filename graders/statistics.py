@@ -6,7 +6,8 @@
 * ``paired_permutation``: two-sided sign-flip permutation test on paired differences
   (per-task success, A vs B);
 * ``rogan_gladen`` and ``rogan_gladen_ci``: compliance corrected for a judge's
-  sensitivity and specificity, and its delta-method interval.
+  sensitivity and specificity, and its interval (Wilson bounds mapped through the
+  correction, widened by the judge's measured error; never a point on few turns).
 
 It lives under ``graders/`` (beside ``pass_k``) so that both the run report
 (``envs.report``) and judge calibration (``graders.calibrate``) import it while
@@ -148,18 +149,39 @@ def rogan_gladen(observed: float, se: float, sp: float) -> float | None:
 def rogan_gladen_ci(
     followed: int, n: int, se: float, sp: float, n_se: int, n_sp: int, z: float = 1.96
 ) -> tuple[float, float] | None:
-    """95% interval by the delta method over the three binomial estimates, clamped to [0, 1].
+    """95% interval of the Rogan-Gladen corrected compliance; None when ``n`` is 0 or the judge
+    is no better than chance.
 
-    ``n_se`` and ``n_sp``: the gold items behind the sensitivity and specificity.
-    None when ``n`` is 0 or the judge is no better than chance.
+    Contract: the interval contains ``rogan_gladen(followed / n, se, sp)``, lies in [0, 1], holds
+    the observed rate's own Wilson interval mapped through the correction, and has a width > 0
+    (so it never collapses to a point on few turns: 0 of 2 is not [0, 0]). How: the Wilson bounds
+    of the observed rate are mapped through the (monotone) correction, then widened in quadrature
+    by the judge's own uncertainty, with sensitivity and specificity estimated Agresti-Coull style
+    so that a judge perfect on a few gold items still carries doubt. ``n_se`` and ``n_sp``: the
+    gold items behind the sensitivity and specificity (0: unmeasured, the judge term is maximal).
     """
-    if n == 0 or se + sp - 1 <= 0:
+    d = se + sp - 1
+    if n == 0 or d <= 0:
         return None
     q = followed / n
-    p = (q + sp - 1) / (se + sp - 1)
-    var = (q * (1 - q) / n) + (p * p * se * (1 - se) / max(n_se, 1)) + ((1 - p) ** 2 * sp * (1 - sp) / max(n_sp, 1))
-    half = z * math.sqrt(var) / (se + sp - 1)
-    return (max(0.0, min(1.0, p - half)), max(0.0, min(1.0, p + half)))
+    q_lo, q_hi = wilson(followed, n, z)
+    p = (q + sp - 1) / d
+    p_lo, p_hi = (q_lo + sp - 1) / d, (q_hi + sp - 1) / d
+    se_a = (se * n_se + 2) / (n_se + 4)  # Agresti-Coull: never a zero variance at 0 or 1
+    sp_a = (sp * n_sp + 2) / (n_sp + 4)
+    pc = min(1.0, max(0.0, p))
+    var_judge = pc * pc * se_a * (1 - se_a) / (n_se + 4) + (1 - pc) ** 2 * sp_a * (1 - sp_a) / (n_sp + 4)
+    half_judge = z * math.sqrt(var_judge) / d
+    lo = p - math.sqrt((p - p_lo) ** 2 + half_judge**2)
+    hi = p + math.sqrt((p_hi - p) ** 2 + half_judge**2)
+    width = hi - lo
+    # The whole interval may fall outside [0, 1] (an observed rate below the judge's false
+    # FOLLOWED rate): keep its width at the boundary rather than clamping it to a point.
+    if hi <= 0.0:
+        return (0.0, min(1.0, width))
+    if lo >= 1.0:
+        return (max(0.0, 1.0 - width), 1.0)
+    return (max(0.0, lo), min(1.0, hi))
 
 
 __all__ = ["wilson", "pass_k_means", "pass_hat_k_matrix", "bootstrap_pass_hat_k", "fisher_exact", "paired_permutation", "rogan_gladen", "rogan_gladen_ci"]

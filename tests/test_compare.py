@@ -35,3 +35,37 @@ def test_compare_two_toy_runs(tmp_path, capsys):
     assert compare_main([str(a), str(b)]) == 0
     assert "toy-deposit" in capsys.readouterr().out
     assert compare_main([str(a), str(tmp_path / "missing")]) == 2
+
+
+@pytest.fixture(scope="module")
+def careful_vs_eager(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cmp")
+    for name, agent in (("a", "scripted:careful"), ("b", "scripted:eager")):
+        assert run_main(["--domain", "support", "--agent", agent, "--out", str(d / name), "--quiet"]) == 0
+    return d / "a", d / "b"
+
+
+def test_compare_lists_every_task_it_found(careful_vs_eager, capsys):
+    a, b = careful_vs_eager
+    c = compare(a, b)
+    worse = [r["task"] for r in c["tasks"]["worse"]]
+    assert len(worse) == 32 and not c["tasks"]["better"]
+    assert compare_main([str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert all(f"worse: {t} " in out for t in worse) and "more worse" not in out
+
+
+def test_compare_top_says_how_many_it_left_out(careful_vs_eager, capsys):
+    a, b = careful_vs_eager
+    assert compare_main([str(a), str(b), "--top", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("  worse: ") == 5 and "... and 27 more worse" in out
+
+
+def test_compare_rules_in_natural_order_with_names(careful_vs_eager, capsys):
+    a, b = careful_vs_eager
+    c = compare(a, b)
+    assert list(c["rules"])[:3] == ["R1", "R2", "R3"] and list(c["rules"])[-1] == "R14"
+    assert compare_main([str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert out.index("R2 no refund promise") < out.index("R10 ask for missing")

@@ -29,7 +29,7 @@ from envs.actors.llm_judge import parse_verdicts
 from envs.records import EpisodeRecord
 from fake_llm_server import FakeLLMServer, Reply, default_agent
 
-FAST = ["--request-timeout", "1", "--max-retries", "2", "--request-backoff", "0.01"]
+FAST = ["--request-timeout", "1", "--max-retries", "2", "--request-backoff", "0.01", "--retry-errors", "0"]  # errors stay errors here (replays: test_budgets)
 AGENT, USER, JUDGE = "openai/fake-agent", "openai/fake-user", "openai/fake-judge"
 
 # --- a toy domain whose rules need a judge ---------------------------------------------------

@@ -1,7 +1,7 @@
 """Building the actors of a run from role specs.
 
-A role spec is ``scripted`` / ``scripted:VARIANT`` (offline), ``human`` (the
-user only), or any litellm model string (handled by the LLM layer). Each
+A role spec is ``scripted`` / ``scripted:VARIANT`` (offline), ``human`` (a
+person at the terminal, agent or user), or any litellm model string (handled by the LLM layer). Each
 episode gets fresh actor instances, so scripted actors may keep state and
 token accounting is per episode. LLM actors get the domain's prompts (its
 words and any template it overrides; ``envs.actors.prompts``).
@@ -44,7 +44,9 @@ def agent_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> 
             raise SpecError(f"--agent: domain {domain.name} has no scripted agent {variant!r} (known: {known})")
         return domain.scripted_agents[variant]
     if role.spec == "human":
-        raise SpecError("--agent: 'human' is only available for the user role")
+        from envs.actors.human_agent import HumanAgent
+
+        return HumanAgent
     return make_llm_agent(domain, role, llm_context)
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from envs.actors.protocols import Agent, Judge, UserSimulator, usage_of
 from envs.domain import Domain
+from envs.episode.budgets import BudgetClock, Budgets
 from envs.episode.step import Episode
 from envs.errors import InfraError
 from envs.records import EpisodeId, EpisodeRecord
@@ -25,10 +27,16 @@ async def run_episode(
     judge: Judge | None = None,
     state: EpisodeState | None = None,
     agent_seed: int | None = None,
+    budgets: Budgets | None = None,
+    attempt: int = 1,
 ) -> EpisodeRecord:
     """Play one episode to the end and grade it. Never raises for an actor's failure:
     infrastructure errors come back as a record with ``status="error"``. Raises SpecError
-    before playing when a rule of the domain names a check type nobody registered."""
+    before playing when a rule of the domain names a check type nobody registered.
+
+    ``budgets`` (tokens, cost, seconds) end the episode early with termination ``budget_*``
+    (``envs.episode.budgets``): graded for the record, but its reward is 0. ``attempt`` is
+    recorded as is (the runner counts replays of errored episodes)."""
     validate_checks(domain.rules.values())
     t0 = time.perf_counter()
     rec = EpisodeRecord(
@@ -39,15 +47,27 @@ async def run_episode(
         seed=seed,
         actors={"agent": getattr(agent, "name", "?"), "user": getattr(user, "name", "?")},
         started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        attempt=attempt,
     )
+    clock = BudgetClock(budgets, t0)
     ep = Episode(domain, task, user, seed, repeat, state=state, agent_seed=agent_seed)
     try:
-        await ep.start()
-        while not ep.done:
-            action = await agent.act(ep.agent_view())
-            await ep.step(action)
+        try:
+            await _timed(clock, ep.start())
+            while not ep.done:
+                if over := clock.over((agent, user)):
+                    ep.termination, rec.budget = over
+                    break
+                action = await _timed(clock, agent.act(ep.agent_view()))
+                await _timed(clock, ep.step(action))
+        except _OutOfTime:
+            ep.termination, rec.budget = "budget_seconds", clock.seconds_note()
+        if ep.termination in ("user_stop", "transfer", "max_turns") and (over := clock.over((agent, user))):
+            ep.termination, rec.budget = over  # the last step overspent: it did not finish within budget
         ev = await evaluate(domain, task, ep.state, ep.events, judge, EpisodeId(task_id=task.id, repeat=repeat, seed=seed), termination=ep.termination)
         rec.grade, rec.verdicts, rec.reward = ev.grade, ev.verdicts, ev.grade.reward
+        if rec.budget is not None:
+            rec.reward = 0.0  # not finished: a failed trial whatever the state
         rec.timings.update(ev.timings)
     except InfraError as e:
         rec.status, rec.error, rec.error_role, rec.error_kind = "error", str(e), e.role, e.kind
@@ -68,3 +88,21 @@ async def run_episode(
         if state is None:
             ep.close()
     return rec
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+async def _timed(clock: BudgetClock, aw):
+    """Await ``aw`` within the episode's remaining time budget (no budget: as is)."""
+    left = clock.remaining_seconds()
+    if left is None:
+        return await aw
+    if left <= 0:
+        aw.close()
+        raise _OutOfTime
+    try:
+        return await asyncio.wait_for(aw, left)
+    except asyncio.TimeoutError:
+        raise _OutOfTime from None

@@ -8,7 +8,10 @@ Compares two runs of the same domain, task by task and rule by rule:
 * tasks that got better or worse;
 * per rule, compliance in A and B with Fisher's exact test on the judged turns.
 
-Only tasks present in both runs are compared, and the output says how many.
+Only tasks present in both runs are compared, and the output says how many. Every task that
+got better or worse is listed (largest change first), unless ``--top N`` asks for fewer, and
+then the output says how many it left out. Rules are in natural order (R2 before R10), by id
+and short name.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from pathlib import Path
 
 from envs.errors import SpecError
 from envs.records import EpisodeRecord, RunSummary
+from envs.report.rule_names import rule_label
+from envs.report.summary import natural_key
 from graders.statistics import fisher_exact, paired_permutation
 
 
@@ -60,11 +65,14 @@ def compare(a_dir: Path, b_dir: Path) -> dict:
         "mean_success_a": sum(pa[t] for t in common) / len(common) if common else None,
         "mean_success_b": sum(pb[t] for t in common) / len(common) if common else None,
         "p_value": paired_permutation(diffs),
-        "better": [{"task": t, "a": pa[t], "b": pb[t]} for t in common if pb[t] > pa[t]],
-        "worse": [{"task": t, "a": pa[t], "b": pb[t]} for t in common if pb[t] < pa[t]],
+        # Largest change first, then by task id in natural order.
+        "better": sorted(({"task": t, "a": pa[t], "b": pb[t]} for t in common if pb[t] > pa[t]),
+                         key=lambda r: (r["a"] - r["b"], natural_key(r["task"]))),
+        "worse": sorted(({"task": t, "a": pa[t], "b": pb[t]} for t in common if pb[t] < pa[t]),
+                        key=lambda r: (r["b"] - r["a"], natural_key(r["task"]))),
     }
     rules = {}
-    for rid in sorted(set(sa.rules) | set(sb.rules)):
+    for rid in sorted(set(sa.rules) | set(sb.rules), key=natural_key):
         ea, eb = sa.rules.get(rid), sb.rules.get(rid)
         fa, na = (ea.followed, ea.judged) if ea else (0, 0)
         fb, nb = (eb.followed, eb.judged) if eb else (0, 0)
@@ -82,12 +90,16 @@ def compare(a_dir: Path, b_dir: Path) -> dict:
         "errors": {"a": sa.errors, "b": sb.errors},
         "tasks": tasks,
         "rules": rules,
+        "rule_names": {**(sa.rule_names or {}), **(sb.rule_names or {})},
     }
 
 
-def print_comparison(c: dict, alpha: float = 0.05, console=None) -> None:
+def print_comparison(c: dict, alpha: float = 0.05, console=None, top: int | None = None) -> None:
+    """Print the comparison; ``top`` caps each of the better / worse lists (and says how many it left out)."""
     from rich.console import Console
     from rich.table import Table
+
+    from envs.report.terminal import Col, fit_table, plural
 
     console = console or Console()
     t = Table(title=f"{c['domain']}: A = {c['a']}  vs  B = {c['b']}")
@@ -103,23 +115,27 @@ def print_comparison(c: dict, alpha: float = 0.05, console=None) -> None:
         console.print(
             f"per-task success over {tk['compared']} shared tasks: {tk['mean_success_a']:.3f} -> {tk['mean_success_b']:.3f} "
             f"(paired permutation p = {tk['p_value']:.3g}, {sig} at {alpha}); "
-            f"{len(tk['better'])} tasks better, {len(tk['worse'])} worse; errors A {c['errors']['a']}, B {c['errors']['b']}",
-            soft_wrap=True,
+            f"{plural(len(tk['better']), 'task')} better, {len(tk['worse'])} worse; "
+            f"{plural(c['errors']['a'], 'error')} in A, {c['errors']['b']} in B",
+            soft_wrap=True, highlight=False,
         )
     for label, rows in (("worse", tk["worse"]), ("better", tk["better"])):
-        for r in rows[:15]:
-            console.print(f"  {label}: {r['task']}  {r['a']:.2f} -> {r['b']:.2f}", soft_wrap=True)
+        shown = rows if top is None else rows[:top]
+        for r in shown:
+            console.print(f"  {label}: {r['task']}  {r['a']:.2f} -> {r['b']:.2f}", soft_wrap=True, highlight=False)
+        if len(shown) < len(rows):
+            console.print(f"  ... and {len(rows) - len(shown)} more {label} (not shown: --top {top}; all in --json)", highlight=False)
     if c["rules"]:
-        rt = Table(title="rule compliance, A vs B (Fisher exact test on judged turns)")
-        for col in ("rule", "A", "B", "change", "p"):
-            rt.add_column(col)
-        for rid, r in c["rules"].items():
+        rows = []
+        for rid in sorted(c["rules"], key=natural_key):
+            r = c["rules"][rid]
             a, b = r["a"], r["b"]
             fmt = lambda x: "-" if x["compliance"] is None else f"{x['compliance']:.2f} ({x['followed']}/{x['judged']})"  # noqa: E731
             ch = "" if a["compliance"] is None or b["compliance"] is None else f"{b['compliance'] - a['compliance']:+.2f}"
-            p = "-" if r["p_value"] is None else (f"[bold]{r['p_value']:.3g}[/bold]" if r["p_value"] < alpha else f"{r['p_value']:.3g}")
-            rt.add_row(rid, fmt(a), fmt(b), ch, p)
-        console.print(rt)
+            p = "-" if r["p_value"] is None else f"{r['p_value']:.3g}" + (" *" if r["p_value"] < alpha else "")
+            rows.append([rule_label(rid, c.get("rule_names")), fmt(a), fmt(b), ch, p])
+        cols = [Col("rule", flexible=True, min_width=8), Col("A"), Col("B"), Col("change", "right"), Col("p", "right")]
+        console.print(fit_table(f"rule compliance, A vs B (Fisher exact test on judged turns; * p < {alpha})", cols, rows, console.width))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("b")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--json", default=None, help="also write the comparison as JSON here")
+    ap.add_argument("--top", type=int, default=None, help="list at most N tasks better and N worse (default: all)")
     args = ap.parse_args(argv)
     console = Console()
     try:
@@ -137,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     except SpecError as e:
         console.print(f"[red]error:[/red] {e}", soft_wrap=True, highlight=False)
         return 2
-    print_comparison(c, args.alpha, console)
+    print_comparison(c, args.alpha, console, top=args.top)
     if args.json:
         Path(args.json).write_text(json.dumps(c, indent=2), encoding="utf-8")
     return 0

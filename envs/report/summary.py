@@ -181,6 +181,8 @@ def _why_failed(rec: EpisodeRecord) -> str:
 
     if rec.status == "error":
         return f"error ({rec.error_role}:{rec.error_kind}): {rec.error}"[:300]
+    if rec.budget:  # ended by a per-episode budget: it did not finish, whatever the state
+        return f"{rec.termination}: {rec.budget}"[:300]
     if rec.termination in AGENT_FAILED:
         return f"the agent failed ({rec.termination}: {rec.agent_errors} bad replies or calls); graded 0"
     g = rec.grade

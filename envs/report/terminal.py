@@ -1,108 +1,227 @@
-"""The run summary's terminal tables (rich): pass^k, unsolved tasks, rule compliance, usage."""
+"""The run summary in the terminal (rich): a one-line headline first, then tables fitted to the width.
+
+Every table is laid out for the console's width: each row is one line and no header is cut.
+Columns a narrow terminal cannot hold are left out in a fixed order (least needed first) and
+the table says which; long cells (task ids, rule names, first failures) are summarised to the
+room left rather than cut mid-word. Rules show as id and short name, in natural order (R2
+before R10); counts take their plural.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from envs.records import RunSummary
+from envs.report.rule_names import rule_label
 from envs.report.summary import natural_key
+
+GAP = 3  # between two columns: padding (0, 1) on each side and the box's (blank) divider
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 episode``, ``2 episodes``, ``0 errors``."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
 
 
 def _ci(ci) -> str:
-    return f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+    return f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-"
+
+
+def shorten(text: str, width: int, seps: tuple[str, ...] = ("; ", ", ")) -> str:
+    """``text`` in at most ``width`` characters: whole parts (split on the first of ``seps`` that
+    leaves some part whole, e.g. rows then columns of a diff) while they fit, and ``(+N more)``
+    for the rest; with no part that fits, cut at a word boundary with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    for sep in seps:
+        parts = text.split(sep)
+        if len(parts) < 2:
+            continue
+        for n in range(len(parts) - 1, 0, -1):
+            head = sep.join(parts[:n]) + f" (+{len(parts) - n} more)"
+            if len(head) <= width:
+                return head
+    cut = text[: max(1, width - 1)]
+    if " " in cut[width // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+@dataclass
+class Col:
+    header: str
+    justify: str = "left"
+    flexible: bool = False  # takes the room left; its cells are shortened to fit
+    min_width: int = 0
+    drop: int = 0  # > 0: may be left out on a narrow terminal, the highest first
+
+
+def fit_table(title: str, cols: list[Col], rows: list[list[str]], width: int, note_dropped: bool = True):
+    """A rich Table of ``rows`` that fits ``width``: one line per row, headers whole."""
+    from rich import box
+    from rich.table import Table
+
+    cols, rows = list(cols), [list(r) for r in rows]
+    dropped: list[str] = []
+
+    def natural(i: int) -> int:
+        return max([len(cols[i].header)] + [len(r[i]) for r in rows])
+
+    def needed() -> int:
+        fixed = sum(natural(i) if not c.flexible else max(c.min_width, len(c.header)) for i, c in enumerate(cols))
+        return fixed + GAP * (len(cols) - 1)
+
+    while needed() > width and any(c.drop for c in cols):
+        i = max(range(len(cols)), key=lambda j: cols[j].drop)
+        dropped.append(cols[i].header)
+        del cols[i]
+        for r in rows:
+            del r[i]
+    flex = [i for i, c in enumerate(cols) if c.flexible]
+    fixed = sum(natural(i) for i, c in enumerate(cols) if not c.flexible) + GAP * (len(cols) - 1)
+    widths = {i: natural(i) for i in range(len(cols))}
+    # Flexible columns start at their floor; the room left goes to them in column order (the
+    # first, e.g. the task id, is filled to its natural width before the next gets any).
+    left = width - fixed
+    for i in flex:
+        widths[i] = min(natural(i), max(cols[i].min_width, len(cols[i].header)))
+        left -= widths[i]
+    for i in flex:
+        extra = max(0, min(left, natural(i) - widths[i]))
+        widths[i] += extra
+        left -= extra
+    t = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False, title_justify="left")
+    for i, c in enumerate(cols):
+        t.add_column(c.header, justify=c.justify, no_wrap=True, overflow="ellipsis", width=widths[i])
+    for r in rows:
+        t.add_row(*[shorten(v, widths[i]) if cols[i].flexible else v for i, v in enumerate(r)])
+    if dropped and note_dropped:
+        t.caption = f"left out at this width: {', '.join(dropped)}"
+        t.caption_justify = "left"
+    return t
+
+
+def headline(s: RunSummary) -> str:
+    """``pass^1 0.914 [0.86, 0.96] over 35 tasks x 8; 0 errors`` and what else the reader must know."""
+    p1 = s.pass_hat_k.get("1")
+    head = "no episodes" if p1 is None else f"pass^1 {p1:.3f} {_ci(s.pass_hat_k_ci95.get('1'))}"
+    kmax = str(s.repeats) if s.repeats and str(s.repeats) in s.pass_hat_k and s.repeats > 1 else None
+    if kmax:
+        head += f", pass^{kmax} {s.pass_hat_k[kmax]:.3f}"
+    head += f" over {plural(s.tasks, 'task')} x {s.repeats or 1}; {plural(s.errors, 'error')}"
+    budget = sum(getattr(s, "budget_stops", {}).values())
+    if budget:
+        head += f"; {plural(budget, 'episode')} ended by a budget"
+    if getattr(s, "retried", 0):
+        head += f"; {plural(s.retried, 'episode')} replayed after an error ({s.retried_ok} recovered)"
+    if getattr(s, "not_played", 0):
+        head += f"; {s.not_played} not played (cost cap)"
+    return head
 
 
 def print_summary(summary: RunSummary, console=None) -> None:
-    """Print ``summary`` as tables to ``console`` (default: a new rich Console on stdout)."""
+    """Print ``summary`` to ``console`` (default: a new rich Console on stdout): headline, pass^k,
+    unsolved tasks, rule compliance, gaps, usage; each table fitted to the console's width."""
     from rich.console import Console
-    from rich.table import Table
 
     s = summary
     console = console or Console()
-    t = Table(title=f"sitgym run {s.run_id} - {s.domain}", show_lines=False)
-    t.add_column("k", justify="right")
-    t.add_column("pass^k (all trials)", justify="right")
-    t.add_column("95% CI", justify="right")
-    t.add_column("pass^k (clean only)", justify="right")
-    t.add_column("pass@k", justify="right")
-    for k, v in s.pass_hat_k.items():
-        t.add_row(
-            k,
-            f"{v:.3f}",
-            _ci(s.pass_hat_k_ci95.get(k)),
-            f"{s.pass_hat_k_clean[k]:.3f}" if k in s.pass_hat_k_clean else "-",
-            f"{s.pass_at_k[k]:.3f}",
-        )
-    console.print(t)
-    console.print(
-        f"{s.episodes} episodes over {s.tasks} tasks x {s.repeats} repeats; "
-        f"errors: {s.errors} {s.errors_by_role_kind or ''}; "
-        f"agent errors (bad tool calls, unparseable replies): {s.agent_errors}; "
-        f"mean reward {s.mean_reward if s.mean_reward is None else round(s.mean_reward, 3)}"
-    )
+    width = console.width
+    say = lambda text: console.print(text, highlight=False)  # noqa: E731
+    say(f"[bold]{headline(s)}[/bold]")
+    say(f"run {s.run_id} - {s.domain}; agent {s.actors.get('agent')}, user {s.actors.get('user')}"
+        + (f", judge {s.actors['judge']}" if s.actors.get("judge") else ""))
+
+    rows = [
+        [k, f"{v:.3f}", _ci(s.pass_hat_k_ci95.get(k)),
+         f"{s.pass_hat_k_clean[k]:.3f}" if k in s.pass_hat_k_clean else "-", f"{s.pass_at_k[k]:.3f}"]
+        for k, v in sorted(s.pass_hat_k.items(), key=lambda kv: int(kv[0]))
+    ]
+    cols = [Col("k", "right"), Col("pass^k", "right"), Col("95% CI", "right"),
+            Col("clean only", "right", drop=1), Col("pass@k", "right", drop=2)]
+    console.print(fit_table("pass^k (an errored episode is a failed trial)", cols, rows, width))
+
+    mr = "-" if s.mean_reward is None else f"{s.mean_reward:.3f}"
+    line = (f"{plural(s.episodes, 'episode')} over {plural(s.tasks, 'task')} x {plural(s.repeats or 1, 'repeat')}; "
+            f"{plural(s.errors, 'error')}")
+    if s.errors_by_role_kind:
+        line += " (" + ", ".join(f"{k} {v}" for k, v in sorted(s.errors_by_role_kind.items())) + ")"
+    line += f"; {plural(s.agent_errors, 'agent error')} (bad tool calls, unparseable replies); mean reward {mr}"
+    if getattr(s, "budget_stops", None):
+        line += "; ended by a budget: " + ", ".join(f"{k} {v}" for k, v in sorted(s.budget_stops.items()))
+    say(line)
+
     failing = [p for p in s.per_task if p.successes < p.trials]
     if failing:
-        ft = Table(title="tasks not solved every time")
-        for col in ("task", "solved", "errors", "ended by", "first failure (vs the goal state)"):
-            ft.add_column(col)
-        for p in failing[:40]:
-            ft.add_row(
-                p.id,
-                f"{p.successes}/{p.trials}",
-                str(p.errors),
-                ", ".join(f"{k} {v}" for k, v in p.terminations.items()),
-                p.first_failure.why if p.first_failure else "",
-            )
-        console.print(ft)
+        shown = failing[:40]
+        rows = [
+            [p.id, f"{p.successes}/{p.trials}", str(p.errors),
+             ", ".join(f"{k} {v}" for k, v in sorted(p.terminations.items())),
+             p.first_failure.why if p.first_failure else "-"]
+            for p in shown
+        ]
+        cols = [Col("task", flexible=True, min_width=min(40, max(len(r[0]) for r in rows))), Col("solved", "right"),
+                Col("errors", "right", drop=2), Col("ended by", flexible=True, min_width=12, drop=1),
+                Col("first failure", flexible=True, min_width=30)]
+        if not any(p.errors for p in shown):  # a column of zeros says nothing the headline does not
+            cols.pop(2)
+            for r in rows:
+                del r[2]
+        title = f"{plural(len(failing), 'task')} not solved every time"
+        if len(failing) > len(shown):
+            title += f" (first {len(shown)} shown; all in summary.json)"
+        console.print(fit_table(title, cols, rows, width))
+
     if s.rules:
-        calibrated = any(e.calibrated for e in s.rules.values())
-        rt = Table(title="rule compliance (judged turns)")
-        cols = ["rule", "compliance", "followed/judged", "95% CI"]
-        if calibrated:
-            cols += ["corrected", "corrected 95% CI", "judge acc."]
-        cols += ["needs review", "n/a", "unjudged", "weakest situation"]
-        for col in cols:
-            rt.add_column(col)
-        for rule, e in sorted(s.rules.items(), key=lambda kv: natural_key(kv[0])):
-            row = [
-                rule + (" [yellow](approximate: weak check)[/yellow]" if e.approximate else " [red](untrusted judge)[/red]" if e.untrusted else ""),
-                "-" if e.compliance is None else f"{e.compliance:.2f}",
-                f"{e.followed}/{e.judged}",
-                _ci(e.ci95),
-            ]
-            if calibrated:
-                row += [
-                    "-" if e.corrected is None else f"{e.corrected:.2f}",
-                    _ci(e.corrected_ci95),
-                    "-" if e.judge_accuracy is None else f"{e.judge_accuracy:.2f}",
-                ]
-            judged_cells = [(c.compliance, sit, c) for sit, c in e.by_situation.items() if c.judged]
-            weakest = min(judged_cells, key=lambda x: x[0]) if judged_cells else None
-            row += [
-                str(e.needs_review),
-                str(e.not_applicable),
-                str(e.unjudged),
-                f"{weakest[1]} {weakest[2].followed}/{weakest[2].judged}" if weakest else "-",
-            ]
-            rt.add_row(*row)
-        console.print(rt)
+        _print_rules(s, console, width)
     if s.coverage_gaps:
-        console.print(
-            f"[yellow]coverage gaps[/yellow] (rule x situation pairs with no judged turn): {len(s.coverage_gaps)}",
-            soft_wrap=True,
-        )
+        say(f"[yellow]coverage gaps[/yellow]: {plural(len(s.coverage_gaps), 'rule x situation pair')} with no judged turn")
     if s.unjudged:
-        console.print(
-            "[yellow]unjudged (no deterministic check and no --judge model):[/yellow] "
-            + ", ".join(f"{r} on {n} turns" for r, n in sorted(s.unjudged.items(), key=lambda kv: natural_key(kv[0])))
-        )
+        say("[yellow]unjudged[/yellow] (no deterministic check and no --judge model): "
+            + ", ".join(f"{r} on {plural(n, 'turn')}" for r, n in sorted(s.unjudged.items(), key=lambda kv: natural_key(kv[0]))))
     print_simulator(s, console)
     if s.usage:
-        ut = Table(title="tokens and cost")
-        for col in ("role", "calls", "prompt", "completion", "cost (USD)"):
-            ut.add_column(col)
+        rows = []
         for role, u in s.usage.items():
-            cost = f"{u.cost:.4f}" + (f" (+{u.cost_unknown_calls} calls unpriced)" if u.cost_unknown_calls else "")
-            ut.add_row(role, str(u.calls), str(u.prompt_tokens), str(u.completion_tokens), cost)
-        console.print(ut)
+            cost = f"{u.cost:.4f}" + (f" (+{plural(u.cost_unknown_calls, 'call')} unpriced)" if u.cost_unknown_calls else "")
+            rows.append([role, f"{u.calls:,}", f"{u.prompt_tokens:,}", f"{u.completion_tokens:,}", cost])
+        cols = [Col("role"), Col("calls", "right"), Col("prompt", "right"), Col("completion", "right"), Col("cost (USD)", flexible=True, min_width=10)]
+        console.print(fit_table("tokens and cost", cols, rows, width))
+
+
+def _print_rules(s: RunSummary, console, width: int) -> None:
+    names = getattr(s, "rule_names", {}) or {}
+    calibrated = any(e.calibrated for e in s.rules.values())
+    any_review = any(e.needs_review for e in s.rules.values())
+    any_unjudged = any(e.unjudged for e in s.rules.values())
+    cols = [Col("rule", flexible=True, min_width=8), Col("followed", "right"), Col("rate", "right"), Col("95% CI", "right")]
+    if calibrated:
+        cols += [Col("corrected", "right", drop=3), Col("corr. 95% CI", "right", drop=4), Col("judge acc.", "right", drop=5)]
+    cols += [Col("n/a", "right", drop=2)]
+    if any_review:
+        cols += [Col("review", "right", drop=1)]
+    if any_unjudged:
+        cols += [Col("unjudged", "right", drop=1)]
+    cols += [Col("weakest situation", flexible=True, min_width=17, drop=6)]
+    rows = []
+    for rule, e in sorted(s.rules.items(), key=lambda kv: natural_key(kv[0])):
+        label = rule_label(rule, names) + (" (approximate: weak check)" if e.approximate else " (untrusted judge)" if e.untrusted else "")
+        row = [label, f"{e.followed}/{e.judged}", "-" if e.compliance is None else f"{e.compliance:.2f}", _ci(e.ci95)]
+        if calibrated:
+            row += ["-" if e.corrected is None else f"{e.corrected:.2f}", _ci(e.corrected_ci95),
+                    "-" if e.judge_accuracy is None else f"{e.judge_accuracy:.2f}"]
+        row += [str(e.not_applicable)]
+        if any_review:
+            row += [str(e.needs_review)]
+        if any_unjudged:
+            row += [str(e.unjudged)]
+        judged = [(c.compliance, sit, c) for sit, c in e.by_situation.items() if c.judged]
+        weakest = min(judged, key=lambda x: (x[0], natural_key(x[1]))) if judged else None
+        # Counts first: when the column is narrow, the situation's name is what gets shortened.
+        row += [f"{weakest[2].followed}/{weakest[2].judged} {weakest[1]}" if weakest else "-"]
+        rows.append(row)
+    console.print(fit_table("rule compliance (judged turns)", cols, rows, width))
 
 
 def print_simulator(s: RunSummary, console) -> None:

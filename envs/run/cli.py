@@ -11,6 +11,10 @@ given as ``--domain-option KEY=VALUE`` (repeatable) and validated by the
 domain's options model; ``--taubench-data`` and ``--problems`` are aliases
 kept for existing commands. Bad input (a malformed task file, an unknown
 domain, agent or domain option) is reported in one line, with exit code 2.
+Budgets, the cost cap and replays of errored episodes are ``envs.run.limits``.
+
+(Past 400 lines: the flags, the playing loop and the worker plumbing share state that is being
+reworked by several changes at once; splitting the file is left until those have landed.)
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.run.config import RunConfig, configure_domain, parse_domain_options
+from envs.run.limits import record_cost
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -36,8 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--domain", help="domain name (support, tutoring, taubench-retail, ...)")
     ap.add_argument("--repeats", type=int, default=None, help="trials per task (pass^1..pass^N); default 1")
     ap.add_argument("--tasks", nargs="*", default=None, help="task ids or globs (space or comma separated)")
-    ap.add_argument("--agent", default=None, help="scripted[:variant] or a litellm model string")
-    ap.add_argument("--user", default=None, help="scripted, human, or a litellm model string")
+    ap.add_argument("--agent", default=None, help="scripted[:variant], human (you play the agent), or a litellm model string")
+    ap.add_argument("--user", default=None, help="scripted, human (you play the user), or a litellm model string")
     ap.add_argument("--judge", default=None, help="a litellm model string for rules without a check (default: none)")
     ap.add_argument("--seed", type=int, default=None, help="run seed; each episode's seed derives from it (default 0)")
     ap.add_argument("--out", default=None, help="run folder (default runs/<run-id>)")
@@ -71,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--ray-address", default=None, metavar="auto|ray://HOST:PORT",
                     help="the Ray cluster to join (default: start a local Ray instance)")
+
+    from envs.run.limits import add_limit_arguments
+
+    add_limit_arguments(ap)
     # Internal: a worker process reads its episodes from stdin and writes records to stdout.
     ap.add_argument("--worker-stdin", action="store_true", help=argparse.SUPPRESS)
     try:
@@ -135,8 +144,14 @@ def _config_from_args(args: argparse.Namespace) -> RunConfig:
     return cfg
 
 
-async def _play(domain, plan, factories, store, concurrency: int, progress) -> None:
+async def _play(domain, plan, factories, store, concurrency: int, progress, limits=None, gate=None) -> None:
+    """Play ``plan`` ((task, repeat, run seed[, attempt]) tuples). With ``limits``, episodes get
+    their budgets and an errored one is replayed up to ``limits.retry_errors`` times (each attempt
+    appended to the store; ``progress`` sees the last); with ``gate``, an episode starts only while
+    the run's cost cap is not spent (the ones refused are counted by the gate)."""
     from envs.episode import episode_seed, run_episode
+    from envs.run.limits import RunLimits, replayable
+    from envs.episode.budgets import Budgets
 
     from envs.state.database import EpisodeState
 
@@ -150,29 +165,46 @@ async def _play(domain, plan, factories, store, concurrency: int, progress) -> N
     for _ in range(min(concurrency, max(1, len(plan)))):
         free.put_nowait(None)
 
-    async def one(task_id: str, repeat: int, seed: int) -> None:
-        state = await free.get()
-        try:
-            task = domain.tasks[task_id]
-            if state is None:
-                state = EpisodeState(domain.base, domain.initial_bytes(task))
-            rec = await run_episode(
-                domain,
-                task,
-                agent_f(),
-                user_f(),
-                seed=episode_seed(seed, task_id, repeat),
-                repeat=repeat,
-                judge=judge_f() if judge_f else None,
-                state=state,
-            )
-            store.append(rec)
-            progress(rec)
-        finally:
-            free.put_nowait(state)
+    lim = limits or RunLimits(budgets=Budgets(), retry_errors=0)
+
+    async def one(task_id: str, repeat: int, seed: int, attempt: int = 1) -> None:
+        replays = 0
+        while True:
+            state = await free.get()
+            try:
+                if gate is not None and not gate.may_start():
+                    return
+                task = domain.tasks[task_id]
+                if state is None:
+                    state = EpisodeState(domain.base, domain.initial_bytes(task))
+                rec = await run_episode(
+                    domain,
+                    task,
+                    agent_f(),
+                    user_f(),
+                    seed=episode_seed(seed, task_id, repeat),
+                    repeat=repeat,
+                    judge=judge_f() if judge_f else None,
+                    state=state,
+                    budgets=lim.budgets,
+                    attempt=attempt,
+                )
+                store.append(rec)
+                if gate is not None:
+                    gate.add(rec)
+            finally:
+                free.put_nowait(state)
+            if not replayable(rec) or replays >= lim.retry_errors:
+                progress(rec)
+                return
+            # An infrastructure error: the record stays (superseded by the next attempt); wait
+            # with the slot free, then play the same episode (same seed) again.
+            await asyncio.sleep(lim.retry_backoff * (2**replays))
+            replays += 1
+            attempt += 1
 
     try:
-        await asyncio.gather(*(one(t, r, s) for t, r, s in plan))
+        await asyncio.gather(*(one(*p) for p in plan))
     finally:
         while not free.empty():
             st = free.get_nowait()
@@ -215,7 +247,10 @@ def _main(args: argparse.Namespace, console) -> int:
     from envs.report.terminal import print_summary
     from envs.run.store import RunStore
 
+    from envs.run.limits import CostGate, annotate_summary, limits_from_args
+
     cfg = _config_from_args(args)
+    limits = limits_from_args(args, cfg.llm, bool(args.resume))
     domain = configure_domain(cfg, _domain_options_from_args(args), bool(args.resume))
     if not args.worker_stdin:  # the parent checked the domain for its workers
         _check_domain(args, cfg, domain, console)
@@ -247,8 +282,11 @@ def _main(args: argparse.Namespace, console) -> int:
         llm_context.start_local()  # the parent ran the preflight for its workers
     elif llm_context is not None:
         llm_context.preflight()  # fails fast, one line per role, before any episode starts
+        from envs.run.limits import warn_unpriced
+
+        warn_unpriced(limits, console)
     if args.worker_stdin:  # a worker never touches the run folder: the parent writes the store
-        return _worker(domain, factories, args.concurrency or 1)
+        return _worker(domain, factories, args.concurrency or 1, limits)
 
     if args.resume:
         run_dir = Path(args.resume)
@@ -270,15 +308,33 @@ def _main(args: argparse.Namespace, console) -> int:
     store = RunStore(run_dir)
     store.write_config(cfg)
     store.repair_tail()
-    done = store.statuses()
+    # The newest record of each episode: (status, attempt), and what the kept ones spent.
+    done: dict[tuple[str, int], tuple[str, int]] = {}
+    spent = 0.0
+    for rec in store.iter_latest():
+        done[(rec.task_id, rec.repeat)] = (rec.status, rec.attempt)
+        spent += record_cost(rec)
     for line in store.skipped_lines:
         console.print(f"[yellow]skipped unreadable record[/yellow] {line}")
-    plan = [(t, r, cfg.seed) for t in task_ids for r in range(cfg.repeats) if done.get((t, r)) != "ok"]
+    plan = [
+        (t, r, cfg.seed, done[(t, r)][1] + 1 if (t, r) in done else 1)
+        for t in task_ids
+        for r in range(cfg.repeats)
+        if not ((t, r) in done and done[(t, r)][0] == "ok")
+    ]
+    # The run's cost cap counts what its kept episodes already spent.
+    gate = CostGate(limits.max_cost, spent)
     kept = len(task_ids) * cfg.repeats - len(plan)
     concurrency = args.concurrency or (1 if all(rc is None or rc.is_scripted for rc in roles.values()) else 8)
+    person = any(rc is not None and rc.spec == "human" for rc in (roles["agent"], roles["user"]))
+    if person:  # one episode at a time, no progress bar redrawn over what the person types,
+        # and no replay of an episode the person quit (--resume plays it again if they want)
+        concurrency, args.quiet, workers_asked, limits.retry_errors = 1, True, None, 0
+    else:
+        workers_asked = args.workers
     if args.resume:
         console.print(f"resuming {run_dir}: {kept} episodes kept, {len(plan)} to play", soft_wrap=True)
-    workers = max(1, min(args.workers or 1, len(plan) or 1))
+    workers = max(1, min(workers_asked or 1, len(plan) or 1))
 
     t0 = time.perf_counter()
     with Progress(
@@ -311,9 +367,9 @@ def _main(args: argparse.Namespace, console) -> int:
             if facts["workers_lost"]:
                 console.print(f"[yellow]ray:[/yellow] {facts['workers_lost']} worker(s) lost; their episodes were played elsewhere")
         elif workers > 1:
-            asyncio.run(_play_in_workers(run_dir, plan, workers, concurrency, store, tick, console))
+            asyncio.run(_play_in_workers(run_dir, plan, workers, concurrency, store, tick, console, limits, gate))
         else:
-            asyncio.run(_play(domain, plan, factories, store, concurrency, tick))
+            asyncio.run(_play(domain, plan, factories, store, concurrency, tick, limits, gate))
     wall = time.perf_counter() - t0
 
     chosen = set(task_ids)
@@ -333,6 +389,12 @@ def _main(args: argparse.Namespace, console) -> int:
     summary = summarize(store.iter_latest(lambda t, r: t in chosen and r < cfg.repeats), cfg, wall_s=wall, domain=domain,
                         reviews=reviews, reviewer=args.reviewer)
     summary.unreadable_records = len(store.skipped_lines)
+    recorded = store.index()
+    unplayed = sum(1 for t in task_ids for r in range(cfg.repeats) if (t, r) not in recorded)
+    annotate_summary(
+        summary, store.iter_latest(lambda t, r: t in chosen and r < cfg.repeats),
+        not_played=unplayed if limits.max_cost is not None else 0, cost_cap=limits.max_cost, domain=domain,
+    )
     if cfg.calibration:
         from graders.calibrate.calibration import apply_calibration
 
@@ -342,6 +404,13 @@ def _main(args: argparse.Namespace, console) -> int:
 
     write_report(run_dir, summary)
     print_summary(summary, console)
+    if summary.not_played:
+        console.print(
+            f"[yellow]cost cap reached[/yellow]: ${gate.spent:.4f} spent of --max-cost ${limits.max_cost:g}; "
+            f"{summary.not_played} of {len(task_ids) * cfg.repeats} episodes not played; "
+            f"play them with --resume {run_dir} --max-cost HIGHER",
+            soft_wrap=True, highlight=False,
+        )
     console.print(
         f"wrote {run_dir / 'episodes.jsonl'}, {run_dir / 'summary.json'} and {run_dir / 'report.html'} ({wall:.1f} s)",
         soft_wrap=True,
@@ -349,7 +418,7 @@ def _main(args: argparse.Namespace, console) -> int:
     return 0
 
 
-def _worker(domain, factories, concurrency: int) -> int:
+def _worker(domain, factories, concurrency: int, limits=None) -> int:
     """A worker process: episodes to play come as JSON on stdin; each record goes out as one
     JSON line on stdout the moment it ends (the parent process is the only writer of the store)."""
 
@@ -358,19 +427,27 @@ def _worker(domain, factories, concurrency: int) -> int:
             sys.stdout.write(rec.model_dump_json() + "\n")
             sys.stdout.flush()
 
+    from envs.run.limits import CostGate
+
     plan = [tuple(x) for x in json.loads(sys.stdin.read() or "[]")]
     from envs.run.orphan import die_with_parent
 
     die_with_parent(os.environ.get("SITGYM_PARENT_PID"))
-    asyncio.run(_play(domain, plan, factories, StdoutStore(), concurrency, lambda rec: None))
+    gate = CostGate(limits.max_cost) if limits is not None else None
+    asyncio.run(_play(domain, plan, factories, StdoutStore(), concurrency, lambda rec: None, limits, gate))
     return 0
 
 
-async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, store, tick, console) -> None:
-    """Split the plan over worker processes (round robin); append their records as they arrive."""
+async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, store, tick, console, limits=None, gate=None) -> None:
+    """Split the plan over worker processes (round robin); append their records as they arrive.
+
+    Each worker replays errors itself (``--retry-errors``) and gets an equal share of what is
+    left of ``--max-cost``, so together they never start an episode past the cap."""
     from envs.records import EpisodeRecord
+    from envs.run.limits import replayable
 
     per = max(1, concurrency // workers)
+    first = {(p[0], p[1]): (p[3] if len(p) > 3 else 1) for p in plan}
     procs = []
     env = dict(os.environ)
     env["SITGYM_PARENT_PID"] = str(os.getpid())  # a worker stops when this process is gone
@@ -379,9 +456,14 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
     try:
         for i in range(workers):
             shard = plan[i::workers]
+            extra = []
+            if limits is not None:
+                extra += ["--retry-errors", str(limits.retry_errors), "--retry-backoff", str(limits.retry_backoff)]
+                if gate is not None and gate.cap is not None:
+                    extra += ["--max-cost", repr(max(1e-12, (gate.cap - gate.spent) / workers))]
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "envs.run", "--resume", str(run_dir), "--worker-stdin",
-                "--concurrency", str(per), "--quiet",
+                "--concurrency", str(per), "--quiet", *extra,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
                 limit=1 << 28,  # one record is one line, and transcripts can be long
             )
@@ -398,7 +480,12 @@ async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, 
                     continue
                 rec = EpisodeRecord.model_validate_json(text)
                 store.append(rec)
-                tick(rec)
+                if gate is not None:
+                    gate.add(rec)
+                # Workers send every attempt; the progress bar counts an episode once, at its last.
+                replays = rec.attempt - first.get((rec.task_id, rec.repeat), rec.attempt)
+                if limits is None or not replayable(rec) or replays >= limits.retry_errors:
+                    tick(rec)
             await proc.wait()
 
         await asyncio.gather(*(collect(p) for p in procs))

@@ -125,7 +125,7 @@ class _WorkerImpl:
             self.ctx.start_local()
         self.free: list[Any] = []
 
-    async def play(self, task_id: str, repeat: int, seed: int) -> str:
+    async def play(self, task_id: str, repeat: int, seed: int, attempt: int = 1) -> str:
         from envs.episode import episode_seed, run_episode
         from envs.state.database import EpisodeState
 
@@ -134,7 +134,7 @@ class _WorkerImpl:
         state = self.free.pop() if self.free else EpisodeState(self.domain.base, self.domain.initial_bytes(task))
         try:
             rec = await run_episode(self.domain, task, agent_f(), user_f(), seed=episode_seed(seed, task_id, repeat),
-                                    repeat=repeat, judge=judge_f() if judge_f else None, state=state)
+                                    repeat=repeat, judge=judge_f() if judge_f else None, state=state, attempt=attempt)
         finally:
             self.free.append(state)
         return rec.model_dump_json()
@@ -145,7 +145,7 @@ class _WorkerImpl:
 
 def play_on_ray(
     cfg: Any,
-    plan: list[tuple[str, int, int]],
+    plan: list[tuple],
     store: Any,
     tick: Callable[[Any], None],
     *,
@@ -156,7 +156,8 @@ def play_on_ray(
     on_started: Callable[[list[Any]], None] | None = None,
     max_replacements: int = 8,
 ) -> dict[str, Any]:
-    """Play ``plan`` on Ray; append each record to ``store`` as it arrives. Returns run facts
+    """Play ``plan`` (``(task, repeat, seed[, attempt])`` items) on Ray; append each record to ``store``
+    as it arrives. Returns run facts
     (start-up seconds, workers lost and replaced, the limiter's peak in flight)."""
     ray = ray_module()
     from envs.records import EpisodeRecord

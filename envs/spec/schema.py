@@ -321,6 +321,8 @@ class RuleCheck(Spec):
 
 class Rule(Spec):
     id: str
+    # A short name for tables ("clarify ambiguity"); reports derive one from ``text`` when absent.
+    name: str | None = None
     category: str
     text: str
     violation: str
