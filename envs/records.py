@@ -423,6 +423,20 @@ class RunSummary(SummaryPart):
     pass_hat_k_agent_only: dict[str, float] = Field(default_factory=dict)
     """A second figure, not the score: pass^k leaving out trials whose failure the agent did not
     cause (simulator, task, environment, infrastructure); ``pass_hat_k`` is the honest one."""
+    budget_stops: dict[str, int] = Field(default_factory=dict)
+    """Episodes ended by a per-episode budget, by termination (budget_tokens, budget_cost,
+    budget_seconds): neither agent failures nor errors, and failed trials in pass^k."""
+    retried: int = 0
+    """Episodes played more than once after an infrastructure error (--retry-errors, --resume);
+    their last attempt is the one scored, earlier ones stay in episodes.jsonl."""
+    retried_ok: int = 0
+    """Of ``retried``, those whose last attempt ended without an error."""
+    not_played: int = 0
+    """Episodes of the run not played because --max-cost was spent (--resume plays them)."""
+    max_cost: float | None = None
+    """The run's cost cap (--max-cost), when one was given."""
+    rule_names: dict[str, str] = Field(default_factory=dict)
+    """Short rule names for tables (rules.yaml ``name:``, else derived from the text), by id."""
 
 
 class SimulatorFlagSummary(SummaryPart):
@@ -471,17 +485,3 @@ class SimulatorReport(SummaryPart):
 
 
 RunSummary.model_rebuild()
-    budget_stops: dict[str, int] = Field(default_factory=dict)
-    """Episodes ended by a per-episode budget, by termination (budget_tokens, budget_cost,
-    budget_seconds): neither agent failures nor errors, and failed trials in pass^k."""
-    retried: int = 0
-    """Episodes played more than once after an infrastructure error (--retry-errors, --resume);
-    their last attempt is the one scored, earlier ones stay in episodes.jsonl."""
-    retried_ok: int = 0
-    """Of ``retried``, those whose last attempt ended without an error."""
-    not_played: int = 0
-    """Episodes of the run not played because --max-cost was spent (--resume plays them)."""
-    max_cost: float | None = None
-    """The run's cost cap (--max-cost), when one was given."""
-    rule_names: dict[str, str] = Field(default_factory=dict)
-    """Short rule names for tables (rules.yaml ``name:``, else derived from the text), by id."""

@@ -195,18 +195,19 @@ def _print_rules(s: RunSummary, console, width: int) -> None:
     calibrated = any(e.calibrated for e in s.rules.values())
     any_review = any(e.needs_review for e in s.rules.values())
     any_unjudged = any(e.unjudged for e in s.rules.values())
-    cols = [Col("rule", flexible=True, min_width=8), Col("followed", "right"), Col("rate", "right"), Col("95% CI", "right")]
+    # The rule's id and name must stay readable: other columns are left out before it is cut.
+    cols = [Col("rule", flexible=True, min_width=28), Col("followed", "right"), Col("rate", "right"), Col("95% CI", "right")]
     if calibrated:
-        cols += [Col("corrected", "right", drop=3), Col("corr. 95% CI", "right", drop=4), Col("judge acc.", "right", drop=5)]
+        cols += [Col("corrected", "right", drop=3), Col("corr. 95% CI", "right", drop=5), Col("judge acc.", "right", drop=6)]
     cols += [Col("n/a", "right", drop=2)]
     if any_review:
         cols += [Col("review", "right", drop=1)]
     if any_unjudged:
         cols += [Col("unjudged", "right", drop=1)]
-    cols += [Col("weakest situation", flexible=True, min_width=17, drop=6)]
+    cols += [Col("weakest situation", flexible=True, min_width=17, drop=4)]
     rows = []
     for rule, e in sorted(s.rules.items(), key=lambda kv: natural_key(kv[0])):
-        label = rule_label(rule, names) + (" (approximate: weak check)" if e.approximate else " (untrusted judge)" if e.untrusted else "")
+        label = rule_label(rule, names) + (" *" if e.approximate else " †" if e.untrusted else "")
         row = [label, f"{e.followed}/{e.judged}", "-" if e.compliance is None else f"{e.compliance:.2f}", _ci(e.ci95)]
         if calibrated:
             row += ["-" if e.corrected is None else f"{e.corrected:.2f}", _ci(e.corrected_ci95),
@@ -222,6 +223,10 @@ def _print_rules(s: RunSummary, console, width: int) -> None:
         row += [f"{weakest[2].followed}/{weakest[2].judged} {weakest[1]}" if weakest else "-"]
         rows.append(row)
     console.print(fit_table("rule compliance (judged turns)", cols, rows, width))
+    if any(e.approximate for e in s.rules.values()):
+        console.print("* approximate: its check is below 0.8 on held-out replies", highlight=False)
+    if any(e.untrusted and not e.approximate for e in s.rules.values()):
+        console.print("† untrusted: the judge is below 0.8 on its gold replies", highlight=False)
 
 
 def print_simulator(s: RunSummary, console) -> None:
