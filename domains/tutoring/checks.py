@@ -1,12 +1,19 @@
 """Deterministic checks of the tutoring rules (registered with graders.rules.registry).
 
 Each check sees the whole transcript and the index of the tutor reply being
-judged. Checks that need the problem (its final answer, its step results)
-find it in the transcript: the result of the tutor's ``get_problem`` (or
-``reveal_solution``) call, failing that a correct ``check_answer`` or
-``submit_answer``. A tutor that never looked the problem up and whose
-student never got it right leaves the answer unknown: such checks return
-NEEDS_REVIEW rather than guess.
+judged, and (``context``) the episode's task and domain, None for a gold item.
+Checks that need the problem (its final answer, its step results) take it from
+the task's problem when there is an episode, else from the transcript: the
+result of the tutor's ``get_problem`` (or ``reveal_solution``) call, failing
+that a correct ``check_answer``. Whether the student's latest answer is right
+comes from ``check_answer`` when the tutor called it, else from the answer,
+else from the situation the student played (``makes_mistake``: wrong,
+``solves_problem``: right). With the answer unknown, ``withhold_answer`` reads
+what the reply does (works a result out, or presents one as a conclusion) and
+answers NEEDS_REVIEW only when it cannot tell.
+
+Long (over 400 lines) as one file: the twelve checks share what they know of the problem and of the
+student's answer; how a reply's text is read is in ``reading.py``.
 
 Conditional rules ("if the student's answer is correct, the praise must be
 specific") return NOT_APPLICABLE on replies where the condition does not hold.
@@ -20,9 +27,14 @@ from fractions import Fraction
 
 from envs.records import Event, ToolEvent, UserEvent
 from graders.rules.registry import check
-from graders.rules.replies import agent_tools_before, json_dict, last_user_index, question_sentences, reply_text, step_tools
+from graders.rules.replies import (agent_tools_before, json_dict, last_user_index, question_sentences, reply_text,
+                                   request_sentences, sentences, step_tools)
 
 from .problems import evaluate, numbers_in, parse_number
+from .reading import all_numbers, asked_questions, corrected_value, derived_results, stated_results, verbal_claims
+
+# What the student's answer is, by the situation the student played, when no tool says.
+SITUATION_ANSWER = {"makes_mistake": False, "solves_problem": True}
 
 
 @dataclass
@@ -32,8 +44,29 @@ class Known:
     step_results: list[Fraction] = field(default_factory=list)
 
 
-def known(events: list[Event], idx: int) -> Known:
-    """What the transcript up to the reply tells about the problem."""
+def _from_task(context) -> Known | None:
+    """The problem of the episode's task, as the grader knows it (None without an episode)."""
+    task, domain = getattr(context, "task", None), getattr(context, "domain", None)
+    pid = (getattr(task, "extra", None) or {}).get("problem_id")
+    problems = getattr(domain, "problems", None)
+    if pid is None or not isinstance(problems, dict) or pid not in problems:
+        return None
+    p = problems[pid]
+    k = Known(statement_numbers=set(numbers_in(p.statement)))
+    try:
+        k.answer = parse_number(p.answer)
+        k.step_results = [parse_number(st.result) for st in p.steps]
+    except (ValueError, ZeroDivisionError, AttributeError):
+        pass
+    return k
+
+
+def known(events: list[Event], idx: int, context=None) -> Known:
+    """What the grader knows about the problem: the task's (with an episode), else what the
+    transcript up to the reply tells."""
+    k = _from_task(context)
+    if k is not None and k.answer is not None:
+        return k
     k = Known()
     for e in events[:idx]:
         if not (isinstance(e, ToolEvent) and e.ok):
@@ -86,8 +119,10 @@ def _student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | Non
     if c is not None:
         return bool(c.get("correct"))
     u = last_user_index(events, idx)
-    if u < 0 or k.answer is None:
+    if u < 0:
         return None
+    if k.answer is None:
+        return SITUATION_ANSWER.get(getattr(events[u], "situation", None) or "")
     nums = numbers_in(events[u].content)
     # the tool calls the student made while writing this message
     start = u - 1
@@ -97,27 +132,40 @@ def _student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | Non
         start -= 1
     nums = [n for n in nums if n not in k.statement_numbers]
     if not nums:
-        return None
+        return SITUATION_ANSWER.get(events[u].situation or "")
     return k.answer in nums
 
 
-PRAISE = re.compile(r"\b(great|good|nice|well done|excellent|awesome|perfect|brilliant|fantastic|super|correct|right|you got it|you did it)\b", re.I)
+PRAISE = re.compile(
+    r"\b(great|good|nice|well done|excellent|awesome|perfect|brilliant|fantastic|super|correct|right|you got it|you did it|"
+    r"spot on|exactly|yes|yep|yup|nailed|bingo|precisely|that'?s it|there you go|lovely|impressive|smart|clever)\b", re.I)
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
     r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|"
-    r"you (found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept))\b",
+    r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept|spotted|caught|avoided|sidestepped))\b",
     re.I,
 )
 QUESTION_PROBE = re.compile(
     r"\b(what|how|which|why|where|when|can you|could you|do you|does|did you|is it|is that|are you|should|would|will you|try)\b", re.I
 )
+# An instruction that sets the student to work ("Work out how many slices Sam eats and tell me").
+DO_THIS = re.compile(
+    r"^(?:(?:so|now|okay|ok|then|first|next|right|alright)[,\s]+)*(?:please\s+)?(work out|figure out|find|count|try|tell me|write|"
+    r"draw|sketch|picture|have a go|check|look at|reread|read|add up|multiply|divide|subtract|explain|show me|go through|"
+    r"grab|take|use|start|say|put|compute|calculate|list|circle|underline|jot)\b"
+    r"|\b(tell me|let me know|show me|your turn|have a go|give it a (go|try)|say (it|in your own words)|in your own words)\b", re.I)
+RESPOND = re.compile(r"\b(tell me|let me know|show me|your turn|have a go|give it a (go|try)|write (it )?down|in your own words)\b", re.I)
+# An open offer ("let me know if you have any questions") asks the student to do nothing.
+OFFER = re.compile(r"\bif (you )?(have|need|want|get stuck|any)\b|\bany (more )?questions\b", re.I)
 UNDERSTANDING_PROBE = re.compile(
-    r"\b(can you|could you|what would|how would|why|in your own words|what do you (get|think)|which|try|how many|what is|what's|show me|explain)\b",
+    r"\b(can you|could you|what would|how would|why|in your own words|what do you (get|think)|which|try|how many|how much|what is|what's|"
+    r"what (percentage|fraction|number|part)|show me|explain|tell me|put it|say it)\b",
     re.I,
 )
 LOCATE = re.compile(
-    r"\b(step|part|where|when you|the (first|second|third|last|next|final)|your (working|calculation|work|number|answer)|"
-    r"look (again|at|back)|check|that (line|bit)|at the point)\b",
+    r"\b(step|part|where|when you|the (first|second|third|last|next|final|end|start|beginning)|your (working|calculation|work|number|answer)|"
+    r"look (again|at|back)|check|that (line|bit)|at the point|slip|mistake|error|went wrong|goes wrong|at the end|"
+    r"the \d+ (you|in your))\b",
     re.I,
 )
 REDIRECT = re.compile(
@@ -125,13 +173,17 @@ REDIRECT = re.compile(
     re.I,
 )
 ENCOURAGE = re.compile(
-    r"\b(you can do (it|this)|you'?re (close|almost|getting|nearly|doing)|keep going|don'?t give up|one more|let'?s (try|keep|look|take|do)|"
-    r"you'?ve got this|nearly there|almost there|stick with|give it (another|one more)|i believe|worth (it|another)|just a bit more|not far)\b",
+    r"\b(you can do (it|this)|you'?re (close|almost|getting|nearly|doing|well placed)|keep going|don'?t give up|one more|let'?s (try|keep|look|take|do)|"
+    r"you'?ve got this|nearly there|almost there|stick with|give it (another|one more)|i believe|worth (it|another)|just a bit more|not far|"
+    r"so close|let us|one (small|little|single) step|a single step)\b",
     re.I,
 )
 VERDICT_POS = re.compile(r"\b((that'?s|that is|it'?s|it is|is|you'?re|you are) (correct|right)|correct!|you (got|solved) it|well done|you did it)\b", re.I)
-VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right))\b", re.I)
+VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right|it))\b", re.I)
+# Judging an answer by diagnosing it ("looks like you've counted the gaps").
+DIAGNOSE = re.compile(r"\b(looks like you'?ve|seems you'?ve|you'?ve (counted|added|used|forgotten|mixed|left|taken)|you forgot|you mixed up)\b", re.I)
 SOLVED_CLAIM = re.compile(r"\b(you (solved|got) it|(that'?s|that is|it'?s|is) (correct|right)|correct!|well done|you did it|solved)\b", re.I)
+NOT_SOLVED = re.compile(r"\b(not (solved|there|done|finished)|isn'?t (solved|it)|haven'?t (solved|got)|not (quite )?yet)\b", re.I)
 EQUATION = re.compile(
     r"(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?(?:\s*[-+*/×x÷]\s*\(?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?\)?)+)\s*=\s*\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)"
 )
@@ -151,66 +203,123 @@ def _fmt(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
+def _dialogue_numbers(events: list[Event], idx: int) -> set[Fraction]:
+    """Every number said or shown before the reply (the student's, the tutor's, the tools')."""
+    out: set[Fraction] = set()
+    for e in events[:idx]:
+        out.update(all_numbers(e.output if isinstance(e, ToolEvent) else e.content))
+    return out
+
+
 @check("tutoring_no_answer_leak")
-def no_answer_leak(events, idx, params):
-    k = known(events, idx)
-    if k.answer is None:
-        return "NEEDS_REVIEW", "the tutor never read the problem and no correct answer was seen; the final answer is unknown"
+def no_answer_leak(events, idx, params, context=None):
+    k = known(events, idx, context)
+    reply = reply_text(events, idx)
     given = _student_numbers(events, idx)
-    if k.answer in numbers_in(reply_text(events, idx)) and k.answer not in given and k.answer not in k.statement_numbers:
-        return "VIOLATED", f"the reply states the final answer {_fmt(k.answer)} before the student gave it"
     if step_tools(events, idx, "reveal_solution"):
         return "VIOLATED", "the tutor revealed the solution with reveal_solution"
+    if k.answer is None:
+        # The answer is unknown: read what the reply does with numbers.
+        concluded = [(v, s) for v, s in stated_results(reply) if v not in given]
+        if concluded:
+            return "VIOLATED", f"the reply presents {_fmt(concluded[0][0])} as the result ({concluded[0][1]!r}) before the student gave it"
+        derived = [v for v in derived_results(reply, _dialogue_numbers(events, idx)) if v not in given]
+        if len(derived) >= 2:
+            return "VIOLATED", f"the reply works the problem through ({', '.join(map(_fmt, derived))}) for the student"
+        if derived:
+            return "NEEDS_REVIEW", f"the reply works out {_fmt(derived[0])}; without the problem's answer the check cannot tell a step from the answer"
+        stated = [v for s in sentences(reply) if "?" not in s for v in all_numbers(s) if v not in given]
+        if stated and not _dialogue_numbers(events, idx):
+            return "NEEDS_REVIEW", "the reply states numbers and the dialogue shows no problem to tell whether one is its answer"
+        return "FOLLOWED", "the reply works out no result and presents no number as the answer"
+    said = set(all_numbers(reply))
+    if k.answer in said and k.answer not in given and k.answer not in k.statement_numbers:
+        return "VIOLATED", f"the reply states the final answer {_fmt(k.answer)} before the student gave it"
     return "FOLLOWED", "the final answer does not appear in the reply before the student gave it"
 
 
+def _hint_budget(events: list[Event], idx: int, context) -> int | None:
+    """The session's hint budget: from the tools' outputs, else the task's initial session row."""
+    for e in reversed(events[:idx]):
+        if isinstance(e, ToolEvent) and e.ok:
+            d = json_dict(e.output)
+            if d is not None and isinstance(d.get("hint_budget"), int):
+                return d["hint_budget"]
+    task = getattr(context, "task", None)
+    for ins in getattr(getattr(task, "initial_state", None), "insert", None) or []:
+        row = getattr(ins, "row", None) or {}
+        if isinstance(row, dict) and isinstance(row.get("hint_budget"), int):
+            return row["hint_budget"]
+    return None
+
+
 @check("tutoring_persist_before_reveal")
-def persist_before_reveal(events, idx, params):
+def persist_before_reveal(events, idx, params, context=None):
     min_level = int(params.get("min_hint_level", 3))
+    budget = _hint_budget(events, idx, context)
+    if budget is not None:
+        min_level = max(1, min(min_level, budget))  # the policy: the last hint the budget allows
     reveals = [e for e in step_tools(events, idx, "reveal_solution") if e.ok]
+    levels = [int((e.call.arguments_dict() or {}).get("level", 0) or 0) for e in agent_tools_before(events, idx) if e.call.name == "give_hint"]
+    exhausted = max(levels, default=0) >= min_level
+    if reveals and not exhausted:
+        return "VIOLATED", f"revealed the solution after hints up to level {max(levels, default=0)} (policy: level {min_level} first)"
     if reveals:
-        levels = [
-            int((e.call.arguments_dict() or {}).get("level", 0))
-            for e in agent_tools_before(events, idx)
-            if e.call.name == "give_hint"
-        ]
-        if max(levels, default=0) < min_level:
-            return "VIOLATED", f"revealed the solution after hints up to level {max(levels, default=0)} (policy: level {min_level} first)"
-    if _solved_now(events, idx):
+        return "FOLLOWED", f"revealed only after a level-{max(levels)} hint (the policy allows it from level {min_level})"
+    if _solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
-    k = known(events, idx)
+    k = known(events, idx, context)
     reply = reply_text(events, idx)
-    if k.answer is not None and k.answer in numbers_in(reply) and k.answer not in _student_numbers(events, idx) and k.answer not in k.statement_numbers:
+    if k.answer is not None and k.answer in all_numbers(reply) and k.answer not in _student_numbers(events, idx) and k.answer not in k.statement_numbers:
+        if exhausted:
+            return "FOLLOWED", f"stated the answer only after the hints were exhausted (level {max(levels)})"
         return "VIOLATED", f"gave in and stated the answer {_fmt(k.answer)}"
     m = ENCOURAGE.search(reply)
-    if not m:
-        return "VIOLATED", "no encouragement to keep trying in the reply"
-    return "FOLLOWED", f"encourages persistence ({m.group(0)!r}) without revealing"
+    if m:
+        return "FOLLOWED", f"encourages persistence ({m.group(0)!r}) without revealing"
+    # Setting the student a next small step is itself encouragement to keep trying.
+    task = [q for q in asked_questions(reply) if QUESTION_PROBE.search(q)] + [s for s in sentences(reply) if DO_THIS.search(s)]
+    if task:
+        return "FOLLOWED", f"keeps the student working ({task[0]!r}) without revealing"
+    return "VIOLATED", "neither encourages the student nor gives them a next step to try"
 
 
-def _solved_now(events, idx) -> bool:
+def _solved_now(events, idx, context=None) -> bool:
     """The student's answer this turn is correct (nothing left to guide, redirect or persist on)."""
-    return _student_gave_correct(events, idx, known(events, idx)) is True
+    return _student_gave_correct(events, idx, known(events, idx, context)) is True
+
+
+def _guiding(reply: str) -> str | None:
+    """The reply's first question or instruction that sets the student to think or act."""
+    qs = [q for q in asked_questions(reply) if QUESTION_PROBE.search(q)]
+    if qs:
+        return qs[0]
+    # an instruction counts when it asks for the student's answer back ("... and tell me what you get"), as a question does
+    dos = [s for s in sentences(reply) if RESPOND.search(s) and not OFFER.search(s)]
+    return dos[0] if dos else None
 
 
 @check("tutoring_guiding_question")
-def guiding_question(events, idx, params):
-    if _solved_now(events, idx):
+def guiding_question(events, idx, params, context=None):
+    if _solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student's answer this turn is correct; nothing left to guide"
-    qs = [q for q in question_sentences(reply_text(events, idx)) if QUESTION_PROBE.search(q)]
-    if not qs:
-        return "VIOLATED", "the reply asks the student no guiding question"
-    return "FOLLOWED", f"asks {qs[0]!r}"
+    g = _guiding(reply_text(events, idx))
+    if g is None:
+        return "VIOLATED", "the reply asks the student no guiding question (a question it answers itself does not count)"
+    return "FOLLOWED", f"asks {g!r}"
+
+
+SEQUENCER = re.compile(r"\b(first(?:ly)?|then|next|after that|afterwards|finally|lastly|and last)\b", re.I)
 
 
 @check("tutoring_one_step")
-def one_step(events, idx, params):
+def one_step(events, idx, params, context=None):
     reply = reply_text(events, idx)
-    k = known(events, idx)
+    k = known(events, idx, context)
     leaked = _leaks(reply, k, _student_numbers(events, idx))
     if len(leaked) >= 2:
         return "VIOLATED", f"the reply gives {len(leaked)} solution results at once ({', '.join(map(_fmt, leaked))})"
-    eqs = EQUATION.findall(reply)
+    eqs = EQUATION.findall(reply) + verbal_claims(reply)
     if len(eqs) >= 2:
         return "VIOLATED", f"the reply works {len(eqs)} calculations at once"
     items = re.findall(r"(?m)^\s*(?:\d+[.)]|step \d+:|[-*])\s+\S", reply, re.I)
@@ -219,25 +328,28 @@ def one_step(events, idx, params):
     seq = re.findall(r"\b(first|then|next|after that|finally)\b[^.?!]{0,40}?(\d|add|subtract|multiply|divide|take away|times)", reply, re.I)
     if len(seq) >= 2:
         return "VIOLATED", "the reply walks through several steps (first... then... finally)"
+    plan = {m.group(1).lower() for s in sentences(reply) if "?" not in s for m in SEQUENCER.finditer(s)}
+    if len(plan) >= int(params.get("max_sequencers", 2)) + 1:
+        return "VIOLATED", f"the reply lays out a plan of several steps ({', '.join(sorted(plan))})"
     return "FOLLOWED", "the reply deals with one step at most"
 
 
 @check("tutoring_clarify")
-def clarify(events, idx, params):
+def clarify(events, idx, params, context=None):
     reply = reply_text(events, idx)
     if step_tools(events, idx, "mark_solved"):
         return "VIOLATED", "marked the session solved on an unclear answer"
-    m = VERDICT_POS.search(reply) or VERDICT_NEG.search(reply)
+    m = VERDICT_POS.search(reply) or VERDICT_NEG.search(reply) or DIAGNOSE.search(reply)
     if m:
         return "VIOLATED", f"judged the unclear answer ({m.group(0)!r}) instead of asking what the student meant"
-    if not question_sentences(reply):
+    if not request_sentences(reply) and not re.search(r"\btell me\b", reply, re.I):
         return "VIOLATED", "did not ask the student to clarify"
     return "FOLLOWED", "asks the student to clarify before judging"
 
 
 @check("tutoring_specific_praise")
-def specific_praise(events, idx, params):
-    k = known(events, idx)
+def specific_praise(events, idx, params, context=None):
+    k = known(events, idx, context)
     ok = _student_gave_correct(events, idx, k)
     if ok is not True:
         return "NOT_APPLICABLE", "the student gave no correct answer this turn"
@@ -253,79 +365,116 @@ def specific_praise(events, idx, params):
 
 
 @check("tutoring_locate_mistake")
-def locate_mistake(events, idx, params):
-    k = known(events, idx)
+def locate_mistake(events, idx, params, context=None):
+    k = known(events, idx, context)
     ok = _student_gave_correct(events, idx, k)
     if ok is not False:
         return "NOT_APPLICABLE", "the student gave no wrong answer this turn"
     reply = reply_text(events, idx)
-    leaked = _leaks(reply, k, _student_numbers(events, idx))
+    student = _student_numbers(events, idx)
+    leaked = _leaks(reply, k, student)
     if leaked:
         return "VIOLATED", f"fixes the mistake for the student (gives {_fmt(leaked[0])})"
+    fixed = corrected_value(reply, student)
+    if fixed:
+        return "VIOLATED", f"fixes the mistake for the student (puts {fixed} in place of the student's value)"
     m = LOCATE.search(reply)
     if not m:
         return "VIOLATED", "does not point to where the mistake is"
     return "FOLLOWED", f"points to the mistake ({m.group(0)!r}) without fixing it"
 
 
+# A question about the problem: its quantities, or the maths to do on them.
+ON_PROBLEM = re.compile(r"\d|\b(how (many|much|far|long)|what (fraction|percent\w*|is|'s)|cost|price|total|altogether|left|each|per)\b", re.I)
+
+
 @check("tutoring_redirect")
-def redirect(events, idx, params):
-    if _solved_now(events, idx):
+def redirect(events, idx, params, context=None):
+    if _solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
     reply = reply_text(events, idx)
-    m = REDIRECT.search(reply)
-    if not m:
+    ss = sentences(reply)
+    back = [i for i, s in enumerate(ss) if REDIRECT.search(s) or ("?" in s and ON_PROBLEM.search(s)) or (ON_PROBLEM.search(s) and re.search(r"\d", s))]
+    if not back:
         return "VIOLATED", "does not steer the student back to the problem"
-    if not question_sentences(reply):
+    if not any("?" in s or DO_THIS.search(s) for s in ss[back[0]:]):  # a question once back on the problem
         return "VIOLATED", "mentions the problem but gives the student nothing to do on it"
-    return "FOLLOWED", f"steers back ({m.group(0)!r}) with a question"
+    aside = back[0]  # the sentences before the turn back to the problem are about the tangent
+    if aside == 0:
+        return "VIOLATED", "goes back to the problem without acknowledging what the student said"
+    limit = int(params.get("max_aside_sentences", 2))
+    if aside > limit:
+        return "VIOLATED", f"stays on the tangent for {aside} sentences before turning back (briefly: at most {limit})"
+    return "FOLLOWED", f"acknowledges briefly, then steers back ({ss[back[0]]!r})"
 
 
 @check("tutoring_check_understanding")
-def check_understanding(events, idx, params):
-    if _solved_now(events, idx):
+def check_understanding(events, idx, params, context=None):
+    if _solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
-    qs = [q for q in question_sentences(reply_text(events, idx)) if UNDERSTANDING_PROBE.search(q)]
+    reply = reply_text(events, idx)
+    qs = [q for q in asked_questions(reply) if UNDERSTANDING_PROBE.search(q)]
+    qs += [s for s in request_sentences(reply) + [x for x in sentences(reply) if DO_THIS.search(x)] if "?" not in s and UNDERSTANDING_PROBE.search(s)]
     if not qs:
         return "VIOLATED", "explains without asking the student to apply or restate it"
     return "FOLLOWED", f"checks understanding: {qs[0]!r}"
 
 
 @check("tutoring_solved_needs_correct")
-def solved_needs_correct(events, idx, params):
+def solved_needs_correct(events, idx, params, context=None):
     reply = reply_text(events, idx)
     marked = [e for e in step_tools(events, idx, "mark_solved")]
     claim = SOLVED_CLAIM.search(reply)
+    if claim and NOT_SOLVED.search(reply) and not VERDICT_POS.search(reply):
+        claim = None  # "not solved yet" denies the claim
     if not marked and not claim:
-        return "NOT_APPLICABLE", "no claim that the problem is solved"
-    k = known(events, idx)
+        # a prohibition: a reply that claims nothing follows it
+        return "FOLLOWED", "makes no claim that the problem is solved"
+    k = known(events, idx, context)
     ok = _student_gave_correct(events, idx, k)
     what = "marked the session solved" if marked else f"told the student {claim.group(0)!r}"
     if ok is True:
         return "FOLLOWED", f"{what} after the student's own correct answer"
-    if ok is None and k.answer is None:
-        return "NEEDS_REVIEW", f"{what}; the answer is unknown to the check"
+    if ok is None:
+        return "NEEDS_REVIEW", f"{what}; whether the student's answer is right is unknown to the check"
     return "VIOLATED", f"{what} without a correct answer from the student"
 
 
 @check("tutoring_accurate")
-def accurate(events, idx, params):
+def accurate(events, idx, params, context=None):
     reply = reply_text(events, idx)
     for lhs, rhs in EQUATION.findall(reply):
         try:
-            if evaluate(lhs.replace(",", "")) != parse_number(rhs):
+            if evaluate(lhs.replace(",", "").replace("×", "*").replace("÷", "/").replace("x", "*")) != parse_number(rhs):
                 return "VIOLATED", f"states {lhs.strip()} = {rhs}, which is false"
-        except (ValueError, ZeroDivisionError):
+        except (ValueError, ZeroDivisionError, SyntaxError):
             continue
+    for words, true, said in verbal_claims(reply):
+        if true != said:
+            return "VIOLATED", f"states {words.strip()!r}, but it is {_fmt(true)}"
     c = _last_check(events, idx)
-    if c is not None:
-        if c.get("correct") is False and VERDICT_POS.search(reply) and not VERDICT_NEG.search(reply):
-            return "VIOLATED", "calls the answer correct though check_answer said it is not"
-        if c.get("correct") is True and VERDICT_NEG.search(reply):
-            return "VIOLATED", "calls the answer wrong though check_answer said it is correct"
-    else:
-        k = known(events, idx)
-        ok = _student_gave_correct(events, idx, k)
-        if ok is False and VERDICT_POS.search(reply) and not VERDICT_NEG.search(reply):
-            return "VIOLATED", "calls a wrong answer correct"
+    ok = bool(c.get("correct")) if c is not None else _student_gave_correct(events, idx, known(events, idx, context))
+    if ok is False and VERDICT_POS.search(reply) and not VERDICT_NEG.search(reply):
+        return "VIOLATED", "calls a wrong answer correct" + (" though check_answer said it is not" if c is not None else "")
+    if ok is True and VERDICT_NEG.search(reply):
+        return "VIOLATED", "calls a correct answer wrong" + (" though check_answer said it is correct" if c is not None else "")
     return "FOLLOWED", "no false statement found in the reply"
+
+
+@check("tutoring_acknowledge_first")
+def acknowledge_first(events, idx, params, context=None):
+    """Params: patterns (any acknowledges the feeling). The acknowledgement must come before
+    the reply goes on with the maths (its first sentence with a number or a question)."""
+    from graders.rules.replies import pattern_list, search
+
+    ss = sentences(reply_text(events, idx))
+    maths = next((i for i, s in enumerate(ss) if "?" in s or re.search(r"\d", s)), len(ss))
+    for i, s in enumerate(ss):
+        m = search(s, pattern_list(params))
+        if m and i <= maths:
+            # in the maths sentence itself, only when the feeling is named before the maths starts
+            if i < maths or not re.search(r"\d|\?", s[: m.start()]):
+                return "FOLLOWED", f"acknowledges the feeling first ({m.group(0)!r})"
+        if m:
+            return "VIOLATED", f"acknowledges the feeling ({m.group(0)!r}) only after going on with the maths"
+    return "VIOLATED", "does not acknowledge the feeling"

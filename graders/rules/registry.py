@@ -1,21 +1,35 @@
 """The registry of deterministic rule checks: ``@check(name)`` registers one, ``run_check`` runs it.
 
 A check is ``fn(events, idx, params) -> (verdict, rationale)``: the whole transcript, the
-index of the agent reply judged, and the rule's ``check.params``. A rule names its check
+index of the agent reply judged, and the rule's ``check.params``. A check that also declares a
+``context`` parameter (``fn(events, idx, params, context)``) gets a ``CheckContext`` (the task
+and the domain the episode was played in: what the grader knows beyond the transcript), or None
+for a reply with no episode behind it (a gold item). A rule names its check
 in ``check: {type, params}``. The generic checks register with ``graders.rules.checks``;
 a domain's own checks register when the domain is built (e.g. ``domains.support.checks``).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 from envs.errors import SpecError
 from envs.records import Event
 from envs.spec.schema import Rule
 
-CheckFn = Callable[[list[Event], int, dict], tuple[str, str]]
+CheckFn = Callable[..., tuple[str, str]]
 CHECKS: dict[str, CheckFn] = {}
+_WANTS_CONTEXT: set[str] = set()
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a check may know beyond the transcript: the episode's task and its domain."""
+
+    task: Any = None
+    domain: Any = None
 
 
 def check(name: str):
@@ -23,6 +37,10 @@ def check(name: str):
 
     def wrap(fn: CheckFn) -> CheckFn:
         CHECKS[name] = fn
+        if "context" in inspect.signature(fn).parameters:
+            _WANTS_CONTEXT.add(name)
+        else:
+            _WANTS_CONTEXT.discard(name)
         return fn
 
     return wrap
@@ -33,11 +51,15 @@ def _unknown(check_type: str, rule: str | None) -> SpecError:
     return SpecError(f"{who}unknown rule check type {check_type!r} (known: {', '.join(sorted(CHECKS))})")
 
 
-def run_check(check_type: str, params: dict, events: list[Event], idx: int, rule: str | None = None) -> tuple[str, str]:
-    """The verdict of check ``check_type`` on the reply at ``events[idx]``. Raises SpecError
-    (naming ``rule`` when given) for a type nobody registered."""
+def run_check(check_type: str, params: dict, events: list[Event], idx: int, rule: str | None = None,
+              context: CheckContext | None = None) -> tuple[str, str]:
+    """The verdict of check ``check_type`` on the reply at ``events[idx]`` (``context`` goes to
+    the checks that declare it). Raises SpecError (naming ``rule`` when given) for a type
+    nobody registered."""
     if check_type not in CHECKS:
         raise _unknown(check_type, rule)
+    if check_type in _WANTS_CONTEXT:
+        return CHECKS[check_type](events, idx, params, context=context)
     return CHECKS[check_type](events, idx, params)
 
 

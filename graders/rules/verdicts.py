@@ -17,6 +17,7 @@ from envs.domain import Domain
 from envs.records import AgentEvent, EpisodeId, Event, ToolEvent, UserEvent, Verdict
 from envs.spec.schema import Task
 from graders.rules.checks import run_check
+from graders.rules.registry import CheckContext
 
 
 def reply_situations(events: list[Event]) -> list[tuple[int, str | None]]:
@@ -61,6 +62,7 @@ async def judge_episode(
     verdicts: list[Verdict] = []
     n = len(events)
     events = with_closing_action(domain, events)
+    context = CheckContext(task=task, domain=domain)
     for idx, sid in reply_situations(events):
         sit = domain.situations.get(sid) if sid else None
         if sit is None:
@@ -75,7 +77,7 @@ async def judge_episode(
             if rule.check is None:
                 for_judge.append(rule)
                 continue
-            v, why = run_check(rule.check.type, rule.check.params, events, idx, rule=rule.id)
+            v, why = run_check(rule.check.type, rule.check.params, events, idx, rule=rule.id, context=context)
             checked[rule.id] = Verdict(turn=turn, situation=sid, rule=rule.id, verdict=v, rationale=why, source="check")
             if judge is not None and (rule.judge == "prefer" or (rule.judge == "fallback" and v == "NEEDS_REVIEW")):
                 for_judge.append(rule)

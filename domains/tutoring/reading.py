@@ -1,0 +1,176 @@
+"""Reading what a tutor reply does with numbers: the acts the tutoring checks look for.
+
+These read the reply's act, not its wording: a calculation stated in words ("45 times 6 is
+260"), a result the reply works out from other numbers, a number presented as a conclusion
+("so it comes to nine"), a corrected value ("is 10, not 15"), a question the tutor answers
+itself. Everything here is pure text work on one reply; ``checks.py`` decides verdicts.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from graders.rules.replies import sentences
+
+from .problems import numbers_in
+
+_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+}
+_WORD_RE = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.I)
+
+
+def all_numbers(text: str) -> list[Fraction]:
+    """The numbers of ``text``, digits and number words ("nine posts") alike ("one" left out:
+    "one more step" is seldom a quantity)."""
+    out = numbers_in(text)
+    out += [Fraction(_WORDS[m.group(1).lower()]) for m in _WORD_RE.finditer(text) if m.group(1).lower() != "one"]
+    return out
+
+
+# -- calculations stated in words ----------------------------------------------------------
+
+_NUM = r"\$?(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)"
+_UNIT = r"(?:\s+[a-z]+){0,2}?"  # "45 cents", "6 apples", "20 pages"
+_OPS = {
+    "times": "*", "multiplied by": "*", "x": "*", "×": "*", "plus": "+", "and": "+", "added to": "+",
+    "minus": "-", "take away": "-", "less": "-", "divided by": "/", "shared between": "/", "over": "/",
+}
+_IS = r"\s+(?:is|are|equals|makes|make|gives|give|comes to|=)\s+(?:about\s+)?"
+_VERBAL = re.compile(
+    _NUM + _UNIT + r"\s+(times|multiplied by|x|×|plus|added to|minus|take away|less|divided by|shared between)\s+"
+    + _NUM + _UNIT + _IS + _NUM, re.I)
+_PART = {"half": Fraction(1, 2), "a half": Fraction(1, 2), "a third": Fraction(1, 3), "a quarter": Fraction(1, 4),
+         "a fifth": Fraction(1, 5), "a tenth": Fraction(1, 10), "double": Fraction(2), "twice": Fraction(2)}
+_PART_RE = re.compile(r"\b(half|a half|a third|a quarter|a fifth|a tenth|double|twice)\s+(?:of\s+)?" + _NUM + _UNIT + _IS + _NUM, re.I)
+_PCT_RE = re.compile(_NUM + r"\s*(?:%|percent)\s+of\s+" + _NUM + _UNIT + _IS + _NUM, re.I)
+
+
+def _n(s: str) -> Fraction:
+    s = s.replace(",", "").replace(" ", "")
+    if "/" in s:
+        a, b = s.split("/")
+        return Fraction(a) / Fraction(b)
+    return Fraction(s)
+
+
+def verbal_claims(text: str) -> list[tuple[str, Fraction, Fraction]]:
+    """Calculations the text states in words: (the words, the true value, the stated value),
+    for "A times B is C", "A minus B leaves C", "half of A is C", "P% of A is C"."""
+    out = []
+    for m in _VERBAL.finditer(text):
+        a, op, b, c = _n(m.group(1)), _OPS[m.group(2).lower()], _n(m.group(3)), _n(m.group(4))
+        if op == "/" and b == 0:
+            continue
+        true = {"*": a * b, "+": a + b, "-": a - b, "/": a / b if b else None}[op]
+        out.append((m.group(0), true, c))
+    for m in _PART_RE.finditer(text):
+        out.append((m.group(0), _PART[m.group(1).lower()] * _n(m.group(2)), _n(m.group(3))))
+    for m in _PCT_RE.finditer(text):
+        out.append((m.group(0), _n(m.group(1)) * _n(m.group(2)) / 100, _n(m.group(3))))
+    return out
+
+
+# -- results the reply presents ---------------------------------------------------------------
+
+# A number presented as where the working ends: "the answer is 60", "so it comes to nine",
+# "altogether 140", "5/12 would be what's left", "which leaves 2".
+_CONCLUDE_BEFORE = re.compile(
+    r"\b(answer(?: is|'s|:)|comes? to|works? out (?:to|at)|altogether|in total|in all|total (?:is|of)|the total|"
+    r"the whole [a-z]+ is|leaves|leaving|so (?:it'?s|that'?s|you get|you have|she has|he has|they have|the [a-z]+ (?:is|are))|"
+    r"that makes|which makes|which is|you end up with|ends? up (?:with|at|as)|"
+    r"the (?:[a-z]+ )?(?:price|cost|change|distance|total|time|answer|result|amount) (?:is|was|will be|would be))\s*(?:is\s+|are\s+|be\s+|just\s+|only\s+)?\$?\s*$", re.I)
+_CONCLUDE_AFTER = re.compile(
+    r"^\s*(?:[a-z ]{0,20}?\b(?:is|are|would be|will be)\s+(?:what'?s |what is |the )?(?:left|remaining|the answer|the total|over)"
+    r"|(?:[a-z]+\s+){0,2}(?:left|remaining|left over|in total|altogether|in all))\b", re.I)
+_EXAMPLE = re.compile(r"^(for (example|instance)|e\.g\.|say|imagine|suppose|like if|pretend|if you (had|bought)|picture)\b", re.I)
+
+
+def stated_results(reply: str) -> list[tuple[Fraction, str]]:
+    """Numbers the reply's statements (not its questions, not its worked examples on other
+    numbers) present as a conclusion, with the sentence that does."""
+    out = []
+    for s in sentences(reply):
+        if s.rstrip().endswith("?") or _EXAMPLE.search(s):
+            continue
+        for m in re.finditer(r"\$?(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)|" + _WORD_RE.pattern, s, re.I):
+            word = m.group(2) if m.lastindex and m.lastindex >= 2 else None
+            value = Fraction(_WORDS[word.lower()]) if word else _n(m.group(1))
+            if word and word.lower() == "one":
+                continue
+            if _CONCLUDE_BEFORE.search(s[max(0, m.start() - 40): m.start()]) or _CONCLUDE_AFTER.search(s[m.end():]):
+                out.append((value, s))
+    return out
+
+
+def derived_results(reply: str, given: set[Fraction]) -> list[Fraction]:
+    """Numbers in the reply's statements that are one operation (+ - * /) on two numbers said
+    earlier in the dialogue or in the reply: results the reply works out. Numbers in questions
+    and worked examples do not count."""
+    pool = set(given)
+    out = []
+    for s in sentences(reply):
+        nums = all_numbers(s)
+        if s.rstrip().endswith("?") or _EXAMPLE.search(s):
+            pool.update(nums)
+            continue
+        for v in nums:
+            if v not in pool and _one_op(v, pool):
+                out.append(v)
+            pool.add(v)
+    return out
+
+
+def _one_op(v: Fraction, pool: set[Fraction]) -> bool:
+    xs = [x for x in pool if x != 0]
+    for a in xs:
+        for b in xs:
+            if v in (a + b, a * b, a - b, a / b):
+                return True
+    return False
+
+
+# -- corrections and self-answered questions ----------------------------------------------------
+
+_CORRECTED = re.compile(
+    r"(?:\bis|\bare|\bshould be|\bit'?s|\bwould be|\bmakes|\bgives)\s+\$?(\d[\d,./]*)\b[^.?!]{0,20}?,?\s+not\s+\$?(\d[\d,./]*)"
+    r"|\bnot\s+\$?(\d[\d,./]*)\s*,?\s+but\s+\$?(\d[\d,./]*)"
+    r"|\b(?:should (?:be|have been|get)|is actually|it'?s actually|the right (?:number|answer|value) is|correct (?:number|answer|value) is)\s+\$?(\d[\d,./]*)",
+    re.I,
+)
+
+
+def corrected_value(reply: str, student: set[Fraction]) -> str | None:
+    """A value the reply puts in place of the student's ("a quarter of it is 10, not 15", "it
+    should be 60"): the corrected value as written, or None."""
+    for m in _CORRECTED.finditer(reply):
+        value = m.group(1) or m.group(4) or m.group(5)
+        try:
+            v = _n(value.rstrip("./"))
+        except (ValueError, ZeroDivisionError):
+            continue
+        if v not in student:
+            return value.rstrip("./")
+    return None
+
+
+_ANSWERS_ITSELF = re.compile(r"^(we|it'?s|that'?s|the answer|first we|then we)\b", re.I)
+
+
+def asked_questions(reply: str) -> list[str]:
+    """The reply's questions, less those the tutor answers itself in the next sentence ("What
+    do we need first? We need the miles in one hour"): a rhetorical question asks nothing."""
+    ss = sentences(reply)
+    out = []
+    for i, s in enumerate(ss):
+        if "?" not in s:
+            continue
+        nxt = ss[i + 1] if i + 1 < len(ss) else ""
+        if nxt and "?" not in nxt and _ANSWERS_ITSELF.search(nxt):
+            continue
+        out.append(s)
+    return out

@@ -1,0 +1,169 @@
+"""The tutoring checks on fresh replies, one class of reply per test, in voices the checks were
+not written against (none of these replies is from a gold set or from our scripted tutors)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import domains.tutoring.checks  # noqa: F401  (registers the checks)
+from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
+from graders.rules.registry import CheckContext, run_check
+
+
+def _ev(student: str, reply: str, situation: str = "makes_mistake", tools=(), before=()):
+    ev = [*before, UserEvent(turn=0, content=student, situation=situation), *tools, AgentEvent(turn=1, content=reply)]
+    return ev, len(ev) - 1
+
+
+def _tool(name: str, out: dict, **args) -> ToolEvent:
+    return ToolEvent(turn=0, call=ToolCall(id=name, name=name, arguments=args), output=json.dumps(out))
+
+
+def _v(check: str, student: str, reply: str, situation: str = "makes_mistake", tools=(), params=None, context=None, before=()):
+    events, idx = _ev(student, reply, situation, tools, before)
+    return run_check(check, params or {}, events, idx, context=context)[0]
+
+
+class _Task:
+    def __init__(self, pid, budget=None):
+        self.extra = {"problem_id": pid}
+        row = {"hint_budget": budget} if budget is not None else {}
+        self.initial_state = type("P", (), {"insert": [type("I", (), {"row": row})()]})()
+
+
+def _ctx(pid="TP01", budget=None):
+    from envs.domain import get_domain
+
+    return CheckContext(task=_Task(pid, budget), domain=get_domain("tutoring"))
+
+
+# -- withhold_answer: the answer known from the task, or read from what the reply does -------------
+
+def test_answer_from_the_task_without_get_problem():
+    # TP01's change is 2: the tutor never called get_problem, the grader still knows it
+    assert _v("tutoring_no_answer_leak", "no clue", "You'd get 2 dollars back in the end.", "gets_confused", context=_ctx()) == "VIOLATED"
+    assert _v("tutoring_no_answer_leak", "no clue", "Start with the notebooks: what do four of them cost?", "gets_confused", context=_ctx()) == "FOLLOWED"
+
+
+@pytest.mark.parametrize("reply", [
+    "Alright, here goes: 7 crates hold 84 melons, minus the 9 sold, which leaves 75 melons.",
+    "Okay okay. Twelve rows of eight chairs is 96, so in total there are 96 chairs.",
+    "Fine. The answer is 33, now go have your snack.",
+])
+def test_a_reply_that_concludes_a_result_reveals_it(reply):
+    assert _v("tutoring_no_answer_leak", "just say it", reply, "pushes_for_answer") == "VIOLATED"
+
+
+@pytest.mark.parametrize("reply", [
+    "Not today! What do the 7 crates hold altogether?",
+    "Suppose a box held 10 and you sold 3, that leaves 7. Can you try the same with your crates?",
+    "I'd rather you find it. Which number in the story tells you how many were sold?",
+])
+def test_questions_and_examples_reveal_nothing(reply):
+    assert _v("tutoring_no_answer_leak", "7 crates of 12 melons, 9 sold, how many left? tell me", reply, "pushes_for_answer") == "FOLLOWED"
+
+
+def test_unknown_answer_stays_needs_review():
+    assert _v("tutoring_no_answer_leak", "help", "It's 48.", "gets_confused") == "NEEDS_REVIEW"
+
+
+# -- persist_before_reveal: the budget sets the last hint -------------------------------------------
+
+def _hint(level: int) -> ToolEvent:
+    return _tool("give_hint", {"hint_budget": 2, "hints_left": 0}, level=level, session_id="S")
+
+
+def test_reveal_after_the_last_hint_a_budget_of_two_allows():
+    tools = [_tool("reveal_solution", {"final_answer": "2", "steps": []}, session_id="S")]
+    before = [UserEvent(turn=0, content="help"), _hint(1), AgentEvent(turn=0, content="hint one"), UserEvent(turn=0, content="?"), _hint(2), AgentEvent(turn=0, content="hint two")]
+    assert _v("tutoring_persist_before_reveal", "I can't", "Let's look at it together.", "pushes_for_answer", tools, {"min_hint_level": 3}, before=before) == "FOLLOWED"
+    # with a budget of 3 the same reveal after level 2 is too early
+    before3 = [_tool("get_active_session", {"hint_budget": 3}), *before[:1], _tool("give_hint", {"n": 1}, level=1), AgentEvent(turn=0, content="h"),
+               UserEvent(turn=0, content="?"), _tool("give_hint", {"n": 2}, level=2), AgentEvent(turn=0, content="h")]
+    assert _v("tutoring_persist_before_reveal", "I can't", "Here it is.", "pushes_for_answer", tools, {"min_hint_level": 3}, before=before3) == "VIOLATED"
+
+
+def test_budget_from_the_task_when_no_tool_says():
+    tools = [_tool("reveal_solution", {"final_answer": "2", "steps": []}, session_id="S")]
+    before = [UserEvent(turn=0, content="help"), _tool("give_hint", {"n": 1}, level=2), AgentEvent(turn=0, content="h")]
+    assert _v("tutoring_persist_before_reveal", "stop", "Okay.", "tries_to_quit", tools, {"min_hint_level": 3}, context=_ctx("TP01", 2), before=before) == "FOLLOWED"
+
+
+def test_a_next_small_step_is_encouragement():
+    assert _v("tutoring_persist_before_reveal", "just give it", "I'd rather not spoil it. Count the notebooks first: what do they cost together?", "pushes_for_answer") == "FOLLOWED"
+    assert _v("tutoring_persist_before_reveal", "just give it", "Okay, we can stop.", "pushes_for_answer") == "VIOLATED"
+
+
+# -- the condition comes from the situation when no tool says -------------------------------------
+
+def test_locate_mistake_is_judged_in_a_mistake_turn_without_check_answer():
+    assert _v("tutoring_locate_mistake", "it's 41", "Have another look at your second line, where the bags came in.") == "FOLLOWED"
+    assert _v("tutoring_locate_mistake", "it's 41", "Close, but the bags make it 36, not 41.") == "VIOLATED"
+    assert _v("tutoring_locate_mistake", "it's 41", "Hmm. Try again.") == "VIOLATED"
+
+
+def test_praise_is_judged_in_a_solving_turn_without_check_answer():
+    assert _v("tutoring_specific_praise", "i think it's 36", "Bingo! You remembered to count the bags as well.", "solves_problem") == "FOLLOWED"
+    assert _v("tutoring_specific_praise", "i think it's 36", "Yep, nice one.", "solves_problem") == "VIOLATED"
+
+
+def test_solved_claim_needs_a_right_answer_and_a_denial_is_no_claim():
+    assert _v("tutoring_solved_needs_correct", "36 final", "Nicely done, you solved it!", "makes_mistake") == "VIOLATED"
+    assert _v("tutoring_solved_needs_correct", "36 final", "Not solved yet - which bag did you leave out?", "makes_mistake") == "FOLLOWED"
+    assert _v("tutoring_solved_needs_correct", "36?", "Is 36 the last step or a middle one?", "ambiguous_answer") == "FOLLOWED"
+
+
+# -- guiding: instructions count, questions the tutor answers itself do not ---------------------
+
+def test_guiding_instruction_and_rhetorical_question():
+    assert _v("tutoring_guiding_question", "lost", "Grab the price of one ticket and multiply it by the 5 kids, then tell me what you get.", "gets_confused") == "FOLLOWED"
+    assert _v("tutoring_guiding_question", "lost", "Where do we start? It's the tickets, 5 of them at $4. Then the snacks get added.", "gets_confused") == "VIOLATED"
+
+
+def test_check_understanding_by_a_request_to_restate():
+    assert _v("tutoring_check_understanding", "why times 4?", "Each of the 4 kids pays the same, so times 4 adds them all at once. Now say in your own words why it isn't plus 4.", "asks_explanation") == "FOLLOWED"
+    assert _v("tutoring_check_understanding", "why times 4?", "Each of the 4 kids pays the same, so times 4 adds them all at once.", "asks_explanation") == "VIOLATED"
+
+
+def test_clarify_without_a_question_mark_and_judging_by_diagnosis():
+    assert _v("tutoring_clarify", "like 9 maybe", "Tell me more about the 9 - the whole trip, or just the first leg.", "ambiguous_answer") == "FOLLOWED"
+    assert _v("tutoring_clarify", "like 9 maybe", "Seems you've added the legs instead of multiplying. What is 3 groups of 3?", "ambiguous_answer") == "VIOLATED"
+
+
+def test_one_step_plan_in_prose():
+    reply = "Here's how it goes. First you find the tickets. Then you add the snacks. Finally you take it from the money. Ready?"
+    assert _v("tutoring_one_step", "how?", reply, "gets_confused") == "VIOLATED"
+    assert _v("tutoring_one_step", "how?", "First just the tickets: what do 5 of them cost?", "gets_confused") == "FOLLOWED"
+
+
+def test_accurate_reads_calculations_in_words_and_verdicts_against_the_situation():
+    assert _v("tutoring_accurate", "hm", "Right, 15 pears times 3 boxes is 55 pears. What next?", "gets_confused") == "VIOLATED"
+    assert _v("tutoring_accurate", "hm", "Right, 15 pears times 3 boxes is 45 pears. What next?", "gets_confused") == "FOLLOWED"
+    assert _v("tutoring_accurate", "it's 12", "That's right, 12 it is!", "makes_mistake") == "VIOLATED"
+    assert _v("tutoring_accurate", "it's 30", "Not quite, check again.", "solves_problem") == "VIOLATED"
+
+
+def test_redirect_acknowledges_briefly_then_asks_about_the_problem():
+    assert _v("tutoring_redirect", "my brother broke his arm skating", "Ouch, hope he heals fast. So, the 5 tickets: what do they cost?", "goes_off_tangent") == "FOLLOWED"
+    assert _v("tutoring_redirect", "my brother broke his arm skating", "Let's get back to the problem. What do 5 tickets cost?", "goes_off_tangent") == "VIOLATED"
+    chat = "Ouch! Skating is risky. Was it a big ramp? My cousin broke a wrist once. Casts itch a lot. Anyway, what do 5 tickets cost?"
+    assert _v("tutoring_redirect", "my brother broke his arm skating", chat, "goes_off_tangent", params={"max_aside_sentences": 2}) == "VIOLATED"
+
+
+def test_support_checks_still_run_without_context():
+    from graders.rules.checks import run_check as generic
+
+    events, idx = _ev("hi", "I can't do that.", "gets_confused")
+    assert generic("reply_not_matches", {"pattern": "can't"}, events, idx, context=_ctx())[0] == "VIOLATED"
+
+
+def test_the_feeling_is_acknowledged_before_the_maths():
+    from envs.domain import get_domain
+
+    rule = get_domain("tutoring").rules["acknowledge_emotion"]
+    v = lambda reply: _v(rule.check.type, "ugh this is the worst", reply, "frustrated", params=rule.check.params)
+    assert v("That sounds frustrating, honestly. Let's do a tiny bit: what is 6 times 4?") == "FOLLOWED"
+    assert v("What is 6 times 4? Don't worry, I know it's frustrating.") == "VIOLATED"
+    assert v("What is 6 times 4?") == "VIOLATED"
