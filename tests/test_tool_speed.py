@@ -98,3 +98,26 @@ def test_a_read_leaves_no_transaction_and_a_failed_write_changes_nothing(domain)
         assert diff_bytes(st.snapshot(), domain.template(), domain.base.metadata) == []
     finally:
         st.close()
+
+
+def test_cached_user_scan_follows_writes(domain):
+    """find_user_id_by_email scans a cached (id, email) list: it must see an episode's own writes only."""
+    from envs.state.database import EpisodeState
+    from domains.taubench_retail import models as m
+    from domains.taubench_retail.tools.records import CACHE
+
+    CACHE.clear()
+    _, uid = _pending_order(domain)
+    init = domain.template()
+    st, other = EpisodeState(domain.base, init), EpisodeState(domain.base, init)
+    find = lambda s, email: domain.agent_tools.call(s.session, "find_user_id_by_email", {"email": email}).output  # noqa: E731
+    try:
+        email = st.session.get(m.User, uid).email
+        assert find(st, email.upper()) == uid
+        st.session.get(m.User, uid).email = "someone.new@example.com"
+        assert find(st, "someone.new@example.com") == uid
+        assert find(other, "someone.new@example.com") == "Error: user not found"
+        assert find(other, email) == uid
+    finally:
+        st.close()
+        other.close()

@@ -27,12 +27,12 @@ for _table, (_kind, _col) in RECORD_OF_TABLE.items():
     _pk = [c.name for c in m.Base.metadata.tables[_table].primary_key.columns]
     _ROWS_OF.setdefault(_kind, []).append((_table, _pk.index(_col)))
 
-_MAX_SOURCES = 64  # initial states whose record texts are kept (least recently used dropped)
+_MAX_SOURCES = 16  # initial states whose texts are kept (LRU); one holds at most every record, ~2 MB for retail
 _MISSING = object()
 
 
 class _TextCache:
-    """Record texts per loaded bytes object. Holds the bytes themselves, so an id is never reused."""
+    """Record texts (and whole-table query results, ``cached_rows``) per loaded bytes object. Holds the bytes themselves, so an id is never reused."""
 
     def __init__(self) -> None:
         self._by_source: OrderedDict[int, tuple[bytes, dict[tuple[str, str], str | None]]] = OrderedDict()
@@ -132,4 +132,24 @@ def dump_record(session: Session, kind: str, record_id: str) -> str | None:
     out = None if rec is None else json.dumps(rec)
     if cacheable:
         texts[(kind, record_id)] = out
+    return out
+
+
+def cached_rows(session: Session, table: str, sql: str) -> list[tuple]:
+    """The rows of a read-only query over ``table`` alone, cached per loaded bytes while the
+    episode has not written any row of that table (same rule as the record texts)."""
+    st = session.info.get("episode_state")
+    if st is None:
+        return [tuple(r) for r in session.connection().exec_driver_sql(sql)]
+    st.sync()
+    t = st.touched
+    cacheable = st.source is not None and table not in t.full and not t.rows.get(table)
+    if cacheable:
+        texts: dict = CACHE.texts(st.source)
+        hit = texts.get(("query", sql), _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
+    out = st.conn.execute(sql).fetchall()
+    if cacheable:
+        texts[("query", sql)] = out
     return out
