@@ -32,7 +32,9 @@ _MISSING = object()
 
 
 class _TextCache:
-    """Record texts (and whole-table query results, ``cached_rows``) per loaded bytes object. Holds the bytes themselves, so an id is never reused."""
+    """Record texts (and whole-table query results, ``cached_rows``) per loaded bytes object.
+
+    Holds the bytes themselves, so an id is never reused while its entry lives."""
 
     def __init__(self) -> None:
         self._by_source: OrderedDict[int, tuple[bytes, dict[tuple[str, str], str | None]]] = OrderedDict()
