@@ -1,10 +1,11 @@
-"""Engine speed: reset, one agent tool call, grading, full scripted episodes.
+"""Engine speed: reset, one agent tool call (read; every gold write), grading, full scripted episodes.
 
     python benchmarks/engine.py [--domain support] [--n 300]
 
-Prints medians (and the state size) beside tau-bench v1's figures measured on
-the same class of machine (2 cores), for scale. A benchmark, not a test: it
-asserts nothing.
+Prints medians and the state size. For tau-bench v1 and tau2-bench measured beside sitgym on
+the same machine, see ``benchmarks/taubench_retail.py --taubench CHECKOUT --tau2 CHECKOUT``
+(their retail domain; they have no other domain in common). A benchmark, not a test: it asserts
+nothing of the figures.
 """
 
 from __future__ import annotations
@@ -24,10 +25,6 @@ from envs.episode import Episode, episode_seed, run_episode  # noqa: E402
 from envs.records import AgentAction  # noqa: E402
 from envs.state.database import EpisodeState  # noqa: E402
 from envs.actors.scripted_user import ScriptedUser  # noqa: E402
-
-TAU_RESET_MS = 12.8
-TAU_GRADE_MS = 183.0
-
 
 def median_ms(fn, n: int) -> float:
     times = []
@@ -64,6 +61,16 @@ def main() -> None:
     load_only = reset
     call = max(0.0, median_ms(one_call, args.n) - load_only)
 
+    # Every state-changing gold action of every task, from its task's initial state (5 rounds).
+    writes: dict[str, list[float]] = {}
+    for t in tasks * 5:
+        for a in t.expected_actions:
+            if d.agent_tools[a.name].mutates:
+                st.load(d.initial_bytes(t))
+                t0 = time.perf_counter()
+                d.agent_tools.call(st.session, a.name, a.arguments)
+                writes.setdefault(a.name, []).append((time.perf_counter() - t0) * 1000)
+
     # Grading a finished episode: the expected actions replayed, then graded against the goal.
     ep = Episode(d, task, ScriptedUser(), seed=1)
     asyncio.run(ep.start())
@@ -90,11 +97,16 @@ def main() -> None:
     eps = n_eps / (time.perf_counter() - t0)
 
     print(f"domain {d.name}: state {len(template) / 1e6:.2f} MB, template built once in {build_s * 1000:.0f} ms")
-    print(f"{'measure':<34}{'sitgym':>12}{'tau-bench v1':>16}{'faster':>10}")
-    print(f"{'env reset (median)':<34}{reset:>10.3f}ms{TAU_RESET_MS:>14.1f}ms{TAU_RESET_MS / reset:>9.0f}x")
-    print(f"{'one agent tool call (median)':<34}{call:>10.3f}ms{'':>16}")
-    print(f"{'grading one episode (median)':<34}{grade_ms:>10.3f}ms{TAU_GRADE_MS:>14.1f}ms{TAU_GRADE_MS / grade_ms:>9.0f}x")
-    print(f"{'full scripted episodes':<34}{eps:>10.1f}/s   ({n_eps} episodes, {d.default_agent} agent)")
+    print(f"{'measure':<44}{'sitgym':>12}")
+    print(f"{'env reset (median)':<44}{reset:>10.3f}ms")
+    print(f"{f'one agent tool call ({action.name})':<44}{call:>10.3f}ms")
+    if writes:
+        all_w = statistics.median([x for v in writes.values() for x in v])
+        worst, worst_ms = max(((k, statistics.median(v)) for k, v in writes.items()), key=lambda kv: kv[1])
+        print(f"{f'write tool call, {sum(map(len, writes.values())) // 5} gold writes x5':<44}{all_w:>10.3f}ms")
+        print(f"{f'  slowest tool: {worst}':<44}{worst_ms:>10.3f}ms")
+    print(f"{'grading one episode (median)':<44}{grade_ms:>10.3f}ms")
+    print(f"{'full scripted episodes':<44}{eps:>10.1f}/s   ({n_eps} episodes, {d.default_agent} agent)")
 
 
 if __name__ == "__main__":

@@ -166,7 +166,11 @@ class Tool:
             return ToolOutcome(f"Error: {e}", ok=False, error_kind="bad_arguments")
         try:
             result = self.fn(session, **kwargs)
-            session.commit()
+            # Commit only what there is to commit: a tool that read through the raw connection, or
+            # wrote and committed there itself, left the session idle (a commit would cost more than
+            # the read).
+            if session.in_transaction() or session.new or session.dirty or session.deleted:
+                session.commit()
         except ToolError as e:
             session.rollback()
             return ToolOutcome(f"Error: {e}", ok=False, error_kind="refused")

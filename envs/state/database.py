@@ -10,7 +10,9 @@ Each ``EpisodeState`` owns one in-memory SQLite connection, one SQLAlchemy
 engine bound to it, and one ``Session``. Rows written through the ORM are
 recorded (``touched``: table -> primary keys) so the grader only compares what
 could differ; a bulk ORM statement (``session.execute(update(...))``) marks its
-whole table. Tools mutate state only through the ORM session, so this is exact.
+whole table. Tools mutate state only through the ORM session or through
+``envs.state.rawrows`` (rows on the raw connection, which records every key it
+writes the same way), so this is exact; read caches rely on it too.
 """
 
 from __future__ import annotations
@@ -96,7 +98,12 @@ class EpisodeState:
             shared = _SHARED[id(base.metadata)] = _SharedDialect()
         self.engine = shared.engine(self.conn)
         self.session = Session(self.engine, expire_on_commit=True, autoflush=True)
+        # Tools reach their episode (raw connection, ``touched``) through the session they are given.
+        self.session.info["episode_state"] = self
         self.touched = Touched()
+        # The bytes the database was last loaded from (None: built in place). Read caches key on it:
+        # while a record's rows are untouched, it reads as it did in those bytes.
+        self.source: bytes | None = data
         event.listen(self.session, "after_flush", self._track)
         event.listen(self.session, "do_orm_execute", self._track_bulk)
 
@@ -129,6 +136,15 @@ class EpisodeState:
         self.session.expunge_all()
         self.conn.deserialize(data)
         self.touched = Touched()
+        self.source = data
+
+    def sync(self) -> None:
+        """Flush pending ORM changes and end the session's transaction, so the raw connection
+        (``self.conn``) holds everything and ``touched`` covers it. Cheap when there is nothing
+        to do (the common case between tool calls)."""
+        s = self.session
+        if s.in_transaction() or s.new or s.dirty or s.deleted:
+            s.commit()
 
     def snapshot(self) -> bytes:
         """The database as bytes (flushes pending ORM changes first)."""

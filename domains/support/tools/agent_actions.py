@@ -12,18 +12,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import Field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domains.support.models import (
-    NOW,
-    CarrierClaim,
-    Charge,
-    Escalation,
-    Product,
-    Replacement,
-    Ticket,
-)
+from domains.support.models import NOW
 from envs.domain.tools import ToolError, tool
 
 from .common import (
@@ -54,6 +45,7 @@ from .common import (
     _refunded_cents,
     _shipment,
     money,
+    rows_of,
 )
 
 
@@ -64,25 +56,30 @@ def cancel_order(session: Session, order_id: OrderId) -> dict:
     Args:
         order_id: The order id.
     """
-    o = _order(session, order_id)
-    sh = _shipment(session, o.id)
+    with rows_of(session) as r:
+        return _cancel_order(r, order_id)
+
+
+def _cancel_order(r, order_id: str) -> dict:
+    o = _order(r, order_id)
+    sh = _shipment(r, o.id)
     if o.status == "cancelled":
         raise ToolError(f"order {o.id} is already cancelled")
     if o.status not in UNSHIPPED_ORDER or (sh.status if sh else None) not in UNSHIPPED_SHIPMENT:
         raise ToolError(f"order {o.id} has already been dispatched (status {o.status}); it can no longer be cancelled")
-    items = _items(session, o.id)
+    items = _items(r, o.id)
     for it in items:
         if it.status == "ordered":
             it.status = "cancelled"
-            p = session.get(Product, it.product_id)
+            p = r.get("products", it.product_id)
             if p is not None:
                 p.stock += it.quantity
     o.status = "cancelled"
     o.cancelled_at = NOW
     if sh is not None:
         sh.status = "cancelled"
-    owed = _paid_cents(session, o.id) - _refunded_cents(session, o.id)
-    refund = _new_refund(session, o, owed, "original_payment", "cancelled") if owed > 0 else None
+    owed = _paid_cents(r, o.id) - _refunded_cents(r, o.id)
+    refund = _new_refund(r, o, owed, "original_payment", "cancelled") if owed > 0 else None
     return {
         "order_id": o.id,
         "status": "cancelled",
@@ -109,27 +106,32 @@ def refund_items(
         destination: original_payment (posts in about a week) or store_credit (immediate).
         reason: Why the items are refunded.
     """
-    o = _order(session, order_id)
+    with rows_of(session) as r:
+        return _refund_items(r, order_id, item_ids, destination, reason)
+
+
+def _refund_items(r, order_id: str, item_ids: list[int], destination: str, reason: str) -> dict:
+    o = _order(r, order_id)
     if o.status == "cancelled":
         raise ToolError(f"order {o.id} is cancelled; its refund was issued at cancellation")
     if o.status in UNSHIPPED_ORDER:
         raise ToolError(f"order {o.id} has not been dispatched; cancel it instead of refunding items")
-    picked = _pick_items(session, o, item_ids, "refunded")
+    picked = _pick_items(r, o, item_ids, "refunded")
     amount = sum(it.quantity * it.unit_price_cents for it in picked)
-    others_open = [it for it in _items(session, o.id) if it.status == "ordered" and it not in picked]
+    others_open = [it for it in _items(r, o.id) if it.status == "ordered" and it not in picked]
     if not others_open:
         amount += o.shipping_cents
-    paid, refunded = _paid_cents(session, o.id), _refunded_cents(session, o.id)
+    paid, refunded = _paid_cents(r, o.id), _refunded_cents(r, o.id)
     if refunded + amount > paid:
         raise ToolError(
             f"refund of {money(amount)} would exceed what was paid for {o.id} "
             f"({money(paid)} paid, {money(refunded)} already refunded)"
         )
-    r = _new_refund(session, o, amount, destination, reason)
+    refund = _new_refund(r, o, amount, destination, reason)
     for it in picked:
-        it.status, it.refund_id = "refunded", r.id
-    session.flush()
-    return _refund_view(r, _items(session, o.id))
+        it.status, it.refund_id = "refunded", refund.id
+    r.save()
+    return _refund_view(refund, _items(r, o.id))
 
 
 @tool(mutates=True)
@@ -139,19 +141,24 @@ def refund_duplicate_charge(session: Session, charge_id: ChargeId) -> dict:
     Args:
         charge_id: The duplicate charge (the later of two identical captures).
     """
-    ch = session.get(Charge, charge_id)
+    with rows_of(session) as r:
+        return _refund_duplicate_charge(r, charge_id)
+
+
+def _refund_duplicate_charge(r, charge_id: str) -> dict:
+    ch = r.get("charges", charge_id)
     if ch is None:
         raise ToolError(f"no charge {charge_id}")
     if ch.status != "captured":
         raise ToolError(f"charge {ch.id} is {ch.status}; only a captured charge can be refunded as a duplicate")
-    o = _order(session, ch.order_id)
-    others = [c for c in _charges(session, o.id) if c.id != ch.id and c.status == "captured"]
+    o = _order(r, ch.order_id)
+    others = [c for c in _charges(r, o.id) if c.id != ch.id and c.status == "captured"]
     earlier_same = [c for c in others if c.amount_cents == ch.amount_cents and (c.created_at, c.id) < (ch.created_at, ch.id)]
     if not earlier_same or sum(c.amount_cents for c in others) < o.total_cents:
         raise ToolError(f"charge {ch.id} is not a duplicate: no earlier identical capture covers order {o.id}")
     ch.status = "refunded"
-    r = _new_refund(session, o, ch.amount_cents, "original_payment", "duplicate_charge", charge_id=ch.id)
-    return _refund_view(r)
+    refund = _new_refund(r, o, ch.amount_cents, "original_payment", "duplicate_charge", charge_id=ch.id)
+    return _refund_view(refund)
 
 
 @tool(mutates=True)
@@ -162,18 +169,24 @@ def open_carrier_claim(session: Session, order_id: OrderId, reason: ClaimReason)
         order_id: The order id.
         reason: lost_in_transit (carrier status lost) or delivered_not_received (marked delivered).
     """
-    o = _order(session, order_id)
-    sh = _shipment(session, o.id)
+    with rows_of(session) as r:
+        return _open_carrier_claim(r, order_id, reason)
+
+
+def _open_carrier_claim(r, order_id: str, reason: str) -> dict:
+    o = _order(r, order_id)
+    sh = _shipment(r, o.id)
     if sh is None or sh.status in ("label_created", "cancelled"):
         raise ToolError(f"order {o.id} was never handed to a carrier")
     if reason == "lost_in_transit" and sh.status != "lost":
         raise ToolError(f"the carrier has not declared shipment {sh.id} lost (status {sh.status})")
     if reason == "delivered_not_received" and sh.status != "delivered":
         raise ToolError(f"shipment {sh.id} is not marked delivered (status {sh.status})")
-    if session.scalars(select(CarrierClaim).where(CarrierClaim.shipment_id == sh.id)).first() is not None:
+    if r.first("carrier_claims", None, shipment_id=sh.id) is not None:
         raise ToolError(f"a claim for shipment {sh.id} is already open")
-    claim = CarrierClaim(
-        id=_next_id(session, CarrierClaim),
+    claim = r.insert(
+        "carrier_claims",
+        id=_next_id(r, "carrier_claims"),
         order_id=o.id,
         shipment_id=sh.id,
         carrier=sh.carrier,
@@ -181,7 +194,6 @@ def open_carrier_claim(session: Session, order_id: OrderId, reason: ClaimReason)
         status="open",
         created_at=NOW,
     )
-    session.add(claim)
     return {"claim_id": claim.id, "order_id": o.id, "carrier": sh.carrier, "status": "open"}
 
 
@@ -194,21 +206,27 @@ def send_replacement(session: Session, order_id: OrderId, item_ids: ItemIds, rea
         item_ids: The order item ids to replace.
         reason: Why the items are replaced.
     """
-    o = _order(session, order_id)
+    with rows_of(session) as r:
+        return _send_replacement(r, order_id, item_ids, reason)
+
+
+def _send_replacement(r, order_id: str, item_ids: list[int], reason: str) -> dict:
+    o = _order(r, order_id)
     if o.status in UNSHIPPED_ORDER or o.status == "cancelled":
         raise ToolError(f"order {o.id} is {o.status}; only dispatched orders can get replacements")
-    picked = _pick_items(session, o, item_ids, "replaced")
+    picked = _pick_items(r, o, item_ids, "replaced")
     for it in picked:
-        p = session.get(Product, it.product_id)
+        p = r.get("products", it.product_id)
         if p is None or p.stock < it.quantity:
             raise ToolError(f"{it.name} is out of stock ({p.stock if p else 0} left); offer a refund instead")
     out = []
     for it in picked:
-        p = session.get(Product, it.product_id)
+        p = r.get("products", it.product_id)
         p.stock -= it.quantity
         it.status = "replaced"
-        rep = Replacement(
-            id=_next_id(session, Replacement),
+        rep = r.insert(
+            "replacements",
+            id=_next_id(r, "replacements"),
             order_id=o.id,
             order_item_id=it.id,
             product_id=it.product_id,
@@ -217,8 +235,7 @@ def send_replacement(session: Session, order_id: OrderId, item_ids: ItemIds, rea
             status="pending_shipment",
             created_at=NOW,
         )
-        session.add(rep)
-        session.flush()
+        r.save()
         out.append({"replacement_id": rep.id, "item_id": it.id, "name": it.name, "quantity": it.quantity})
     return {"order_id": o.id, "replacements": out, "status": "pending_shipment"}
 
@@ -241,15 +258,16 @@ def change_shipping_address(
         state: Two-letter state code.
         zip: 5-digit zip code.
     """
-    o = _order(session, order_id)
-    sh = _shipment(session, o.id)
-    if o.status not in UNSHIPPED_ORDER or (sh.status if sh else None) not in UNSHIPPED_SHIPMENT:
-        raise ToolError(f"order {o.id} has already been dispatched (status {o.status}); the address cannot change")
-    o.ship_line1, o.ship_city, o.ship_state, o.ship_zip = line1.strip(), city.strip(), state, zip
-    return {
-        "order_id": o.id,
-        "shipping_address": {"line1": o.ship_line1, "city": o.ship_city, "state": o.ship_state, "zip": o.ship_zip},
-    }
+    with rows_of(session) as r:
+        o = _order(r, order_id)
+        sh = _shipment(r, o.id)
+        if o.status not in UNSHIPPED_ORDER or (sh.status if sh else None) not in UNSHIPPED_SHIPMENT:
+            raise ToolError(f"order {o.id} has already been dispatched (status {o.status}); the address cannot change")
+        o.ship_line1, o.ship_city, o.ship_state, o.ship_zip = line1.strip(), city.strip(), state, zip
+        return {
+            "order_id": o.id,
+            "shipping_address": {"line1": o.ship_line1, "city": o.ship_city, "state": o.ship_state, "zip": o.ship_zip},
+        }
 
 
 @tool(mutates=True)
@@ -270,21 +288,22 @@ def create_ticket(
         body: What happened and what was checked.
         order_id: The order concerned, if any.
     """
-    _customer(session, customer_id)
-    if order_id is not None and _order(session, order_id).customer_id != customer_id:
-        raise ToolError(f"order {order_id} does not belong to {customer_id}")
-    t = Ticket(
-        id=_next_id(session, Ticket),
-        customer_id=customer_id,
-        order_id=order_id,
-        category=category,
-        subject=subject,
-        body=body,
-        status="open",
-        created_at=NOW,
-    )
-    session.add(t)
-    return {"ticket_id": t.id, "status": "open", "category": category}
+    with rows_of(session) as r:
+        _customer(r, customer_id)
+        if order_id is not None and _order(r, order_id).customer_id != customer_id:
+            raise ToolError(f"order {order_id} does not belong to {customer_id}")
+        t = r.insert(
+            "tickets",
+            id=_next_id(r, "tickets"),
+            customer_id=customer_id,
+            order_id=order_id,
+            category=category,
+            subject=subject,
+            body=body,
+            status="open",
+            created_at=NOW,
+        )
+        return {"ticket_id": t.id, "status": "open", "category": category}
 
 
 @tool(mutates=True, terminal=True)
@@ -303,17 +322,18 @@ def escalate_to_human(
         summary: What the customer wants and what was already done.
         order_id: The order concerned, if any.
     """
-    _customer(session, customer_id)
-    if order_id is not None:
-        _order(session, order_id)
-    e = Escalation(
-        id=_next_id(session, Escalation),
-        customer_id=customer_id,
-        order_id=order_id,
-        reason=reason,
-        summary=summary,
-        status="open",
-        created_at=NOW,
-    )
-    session.add(e)
-    return f"Escalation #{e.id} opened; a human agent takes over the conversation."
+    with rows_of(session) as r:
+        _customer(r, customer_id)
+        if order_id is not None:
+            _order(r, order_id)
+        e = r.insert(
+            "escalations",
+            id=_next_id(r, "escalations"),
+            customer_id=customer_id,
+            order_id=order_id,
+            reason=reason,
+            summary=summary,
+            status="open",
+            created_at=NOW,
+        )
+        return f"Escalation #{e.id} opened; a human agent takes over the conversation."

@@ -5,19 +5,9 @@ What a marketplace's support console shows; none of them changes the database.
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from domains.support.models import (
-    TODAY,
-    Address,
-    Customer,
-    Order,
-    PaymentMethod,
-    Product,
-    Seller,
-    StoreCreditEntry,
-)
+from domains.support.models import TODAY
 from envs.domain.tools import ToolError, tool
 
 from .common import (
@@ -37,6 +27,7 @@ from .common import (
     _refunds,
     _shipment,
     money,
+    rows_of,
 )
 
 
@@ -47,7 +38,9 @@ def find_customer_by_email(session: Session, email: Email) -> dict:
     Args:
         email: The email address the customer gave.
     """
-    c = session.scalars(select(Customer).where(func.lower(Customer.email) == email.lower())).first()
+    with rows_of(session) as r:
+        found = r.select_where("customers", "lower(email) = ?", None, email.lower())
+    c = found[0] if found else None
     if c is None:
         raise ToolError("no customer account with that email")
     return {"customer_id": c.id, "first_name": c.first_name, "last_name": c.last_name}
@@ -62,17 +55,14 @@ def find_customer_by_name_zip(session: Session, first_name: PersonName, last_nam
         last_name: The customer's last name.
         zip: The zip code of the customer's default address, as the customer states it.
     """
-    rows = session.execute(
-        select(Customer.id, Customer.first_name, Customer.last_name)
-        .join(Address, Address.customer_id == Customer.id)
-        .where(
-            func.lower(Customer.first_name) == first_name.strip().lower(),
-            func.lower(Customer.last_name) == last_name.strip().lower(),
-            Address.is_default.is_(True),
-            Address.zip == zip,
+    with rows_of(session) as r:
+        rows = r.execute(
+            "SELECT customers.id, customers.first_name, customers.last_name FROM customers"
+            " JOIN addresses ON addresses.customer_id = customers.id"
+            " WHERE lower(customers.first_name) = ? AND lower(customers.last_name) = ?"
+            " AND addresses.is_default IS 1 AND addresses.zip = ? ORDER BY customers.id",
+            first_name.strip().lower(), last_name.strip().lower(), zip,
         )
-        .order_by(Customer.id)
-    ).all()
     if not rows:
         raise ToolError("no customer with that name and default-address zip code")
     if len(rows) > 1:
@@ -88,13 +78,12 @@ def get_customer(session: Session, customer_id: CustomerId) -> dict:
     Args:
         customer_id: The customer's id.
     """
-    c = _customer(session, customer_id)
-    addr = _default_address(session, c.id)
-    pms = session.scalars(select(PaymentMethod).where(PaymentMethod.customer_id == c.id).order_by(PaymentMethod.id))
-    credit = session.scalar(
-        select(func.coalesce(func.sum(StoreCreditEntry.amount_cents), 0)).where(StoreCreditEntry.customer_id == c.id)
-    )
-    n_orders = session.scalar(select(func.count()).select_from(Order).where(Order.customer_id == c.id))
+    with rows_of(session) as r:
+        c = _customer(r, customer_id)
+        addr = _default_address(r, c.id)
+        pms = r.select("payment_methods", "id", customer_id=c.id)
+        credit = r.scalar("SELECT coalesce(sum(amount_cents), 0) FROM store_credit WHERE customer_id = ?", c.id)
+        n_orders = r.scalar("SELECT count(*) FROM orders WHERE customer_id = ?", c.id)
     return {
         "customer_id": c.id,
         "first_name": c.first_name,
@@ -122,20 +111,19 @@ def list_orders(session: Session, customer_id: CustomerId) -> list[dict]:
     Args:
         customer_id: The customer's id.
     """
-    _customer(session, customer_id)
-    orders = session.scalars(
-        select(Order).where(Order.customer_id == customer_id).order_by(Order.placed_at.desc(), Order.id)
-    )
-    return [
-        {
-            "order_id": o.id,
-            "placed_at": _iso(o.placed_at),
-            "status": o.status,
-            "total": money(o.total_cents),
-            "items": [it.name for it in _items(session, o.id)],
-        }
-        for o in orders
-    ]
+    with rows_of(session) as r:
+        _customer(r, customer_id)
+        orders = r.select("orders", "placed_at DESC, id", customer_id=customer_id)
+        return [
+            {
+                "order_id": o.id,
+                "placed_at": _iso(o.placed_at),
+                "status": o.status,
+                "total": money(o.total_cents),
+                "items": [it.name for it in _items(r, o.id)],
+            }
+            for o in orders
+        ]
 
 
 @tool
@@ -145,11 +133,13 @@ def get_order(session: Session, order_id: OrderId) -> dict:
     Args:
         order_id: The order id.
     """
-    o = _order(session, order_id)
-    items = _items(session, o.id)
-    pm = session.get(PaymentMethod, o.payment_method_id)
-    ship = _shipment(session, o.id)
-    refunds = _refunds(session, o.id)
+    with rows_of(session) as r:
+        o = _order(r, order_id)
+        items = _items(r, o.id)
+        pm = r.get("payment_methods", o.payment_method_id)
+        ship = _shipment(r, o.id)
+        refunds = _refunds(r, o.id)
+        charges = _charges(r, o.id)
     return {
         "order_id": o.id,
         "customer_id": o.customer_id,
@@ -185,7 +175,7 @@ def get_order(session: Session, order_id: OrderId) -> dict:
                 "status": c.status,
                 "created_at": _iso(c.created_at),
             }
-            for c in _charges(session, o.id)
+            for c in charges
         ],
         "refunds": [_refund_view(r, items) for r in refunds],
         "shipment_status": ship.status if ship else "not_created",
@@ -199,8 +189,9 @@ def get_shipment_tracking(session: Session, order_id: OrderId) -> dict:
     Args:
         order_id: The order id.
     """
-    o = _order(session, order_id)
-    sh = _shipment(session, o.id)
+    with rows_of(session) as r:
+        o = _order(r, order_id)
+        sh = _shipment(r, o.id)
     if sh is None:
         return {"order_id": o.id, "status": "not_shipped", "note": "No shipping label has been created yet."}
     days = (TODAY - sh.delivered_at.date()).days if sh.delivered_at else None
@@ -225,9 +216,10 @@ def get_refund_status(session: Session, order_id: OrderId) -> dict:
     Args:
         order_id: The order id.
     """
-    o = _order(session, order_id)
-    items = _items(session, o.id)
-    refunds = _refunds(session, o.id)
+    with rows_of(session) as r:
+        o = _order(r, order_id)
+        items = _items(r, o.id)
+        refunds = _refunds(r, o.id)
     return {
         "order_id": o.id,
         "refunds": [_refund_view(r, items) for r in refunds],
@@ -243,10 +235,11 @@ def get_product(session: Session, product_id: ProductId) -> dict:
     Args:
         product_id: The product id.
     """
-    p = session.get(Product, product_id)
-    if p is None:
-        raise ToolError(f"no product {product_id}")
-    seller = session.get(Seller, p.seller_id)
+    with rows_of(session) as r:
+        p = r.get("products", product_id)
+        if p is None:
+            raise ToolError(f"no product {product_id}")
+        seller = r.get("sellers", p.seller_id)
     return {
         "product_id": p.id,
         "name": p.name,

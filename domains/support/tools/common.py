@@ -14,23 +14,10 @@ import datetime as dt
 from typing import Annotated, Literal
 
 from pydantic import Field
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
-from domains.support.models import (
-    NOW,
-    REFUND_POSTING_DAYS,
-    TODAY,
-    Address,
-    Charge,
-    Customer,
-    Order,
-    OrderItem,
-    Refund,
-    Shipment,
-    StoreCreditEntry,
-)
+from domains.support.models import NOW, REFUND_POSTING_DAYS, TODAY
 from envs.domain.tools import ToolError
+from envs.state.rawrows import Row, RowSet, rows_of  # noqa: F401  (rows_of: for the tool modules)
 
 # --- argument types -------------------------------------------------------------------
 
@@ -70,62 +57,62 @@ def _iso(v) -> str | None:
 
 
 # --- lookups shared by the tools ----------------------------------------------------------
+# They read rows on the episode's raw connection (``envs.state.rawrows``): the tools' logic as over
+# ORM objects, at a fraction of the cost, every written row recorded for the grader.
 
 
-def _order(s: Session, order_id: str) -> Order:
-    o = s.get(Order, order_id)
+def _order(r: RowSet, order_id: str) -> Row:
+    o = r.get("orders", order_id)
     if o is None:
         raise ToolError(f"no order {order_id}")
     return o
 
 
-def _customer(s: Session, customer_id: str) -> Customer:
-    c = s.get(Customer, customer_id)
+def _customer(r: RowSet, customer_id: str) -> Row:
+    c = r.get("customers", customer_id)
     if c is None:
         raise ToolError(f"no customer {customer_id}")
     return c
 
 
-def _shipment(s: Session, order_id: str) -> Shipment | None:
-    return s.scalars(select(Shipment).where(Shipment.order_id == order_id).order_by(Shipment.id)).first()
+def _shipment(r: RowSet, order_id: str) -> Row | None:
+    return r.first("shipments", "id", order_id=order_id)
 
 
-def _items(s: Session, order_id: str) -> list[OrderItem]:
-    return list(s.scalars(select(OrderItem).where(OrderItem.order_id == order_id).order_by(OrderItem.id)))
+def _items(r: RowSet, order_id: str) -> list[Row]:
+    return r.select("order_items", "id", order_id=order_id)
 
 
-def _charges(s: Session, order_id: str) -> list[Charge]:
-    return list(s.scalars(select(Charge).where(Charge.order_id == order_id).order_by(Charge.created_at, Charge.id)))
+def _charges(r: RowSet, order_id: str) -> list[Row]:
+    return r.select("charges", "created_at, id", order_id=order_id)
 
 
-def _refunds(s: Session, order_id: str) -> list[Refund]:
-    return list(s.scalars(select(Refund).where(Refund.order_id == order_id).order_by(Refund.id)))
+def _refunds(r: RowSet, order_id: str) -> list[Row]:
+    return r.select("refunds", "id", order_id=order_id)
 
 
-def _default_address(s: Session, customer_id: str) -> Address | None:
-    return s.scalars(
-        select(Address).where(Address.customer_id == customer_id, Address.is_default.is_(True)).order_by(Address.id)
-    ).first()
+def _default_address(r: RowSet, customer_id: str) -> Row | None:
+    return r.first("addresses", "id", customer_id=customer_id, is_default=True)
 
 
-def _next_id(s: Session, model) -> int:
-    return (s.scalar(select(func.max(model.id))) or 0) + 1
+def _next_id(r: RowSet, table: str) -> int:
+    return (r.scalar(f'SELECT max(id) FROM "{table}"') or 0) + 1
 
 
-def _paid_cents(s: Session, order_id: str) -> int:
+def _paid_cents(r: RowSet, order_id: str) -> int:
     """What the customer paid for the order: captured charges (duplicates given back are 'refunded')."""
-    return sum(c.amount_cents for c in _charges(s, order_id) if c.status == "captured")
+    return sum(c.amount_cents for c in _charges(r, order_id) if c.status == "captured")
 
 
-def _refunded_cents(s: Session, order_id: str) -> int:
+def _refunded_cents(r: RowSet, order_id: str) -> int:
     """Money already given back for the order itself (not counting duplicate charges given back)."""
-    return sum(r.amount_cents for r in _refunds(s, order_id) if r.charge_id is None and r.status != "failed")
+    return sum(x.amount_cents for x in _refunds(r, order_id) if x.charge_id is None and x.status != "failed")
 
 
-def _pick_items(s: Session, order: Order, item_ids: list[int], verb: str) -> list[OrderItem]:
+def _pick_items(r: RowSet, order: Row, item_ids: list[int], verb: str) -> list[Row]:
     if len(set(item_ids)) != len(item_ids):
         raise ToolError("item_ids lists an item more than once")
-    by_id = {it.id: it for it in _items(s, order.id)}
+    by_id = {it.id: it for it in _items(r, order.id)}
     picked = []
     for iid in item_ids:
         it = by_id.get(iid)
@@ -137,12 +124,11 @@ def _pick_items(s: Session, order: Order, item_ids: list[int], verb: str) -> lis
     return picked
 
 
-def _new_refund(
-    s: Session, order: Order, amount: int, destination: str, reason: str, charge_id: str | None = None
-) -> Refund:
+def _new_refund(r: RowSet, order: Row, amount: int, destination: str, reason: str, charge_id: str | None = None) -> Row:
     to_credit = destination == "store_credit"
-    r = Refund(
-        id=_next_id(s, Refund),
+    refund = r.insert(
+        "refunds",
+        id=_next_id(r, "refunds"),
         order_id=order.id,
         charge_id=charge_id,
         amount_cents=amount,
@@ -152,23 +138,21 @@ def _new_refund(
         created_at=NOW,
         expected_post_by=None if to_credit else TODAY + dt.timedelta(days=REFUND_POSTING_DAYS),
     )
-    s.add(r)
-    s.flush()
+    r.save()
     if to_credit:
-        s.add(
-            StoreCreditEntry(
-                id=_next_id(s, StoreCreditEntry),
-                customer_id=order.customer_id,
-                amount_cents=amount,
-                reason="refund",
-                refund_id=r.id,
-                created_at=NOW,
-            )
+        r.insert(
+            "store_credit",
+            id=_next_id(r, "store_credit"),
+            customer_id=order.customer_id,
+            amount_cents=amount,
+            reason="refund",
+            refund_id=refund.id,
+            created_at=NOW,
         )
-    return r
+    return refund
 
 
-def _refund_view(r: Refund, items: list[OrderItem] | None = None) -> dict:
+def _refund_view(r: Row, items: list[Row] | None = None) -> dict:
     out = {
         "refund_id": r.id,
         "amount": money(r.amount_cents),

@@ -10,17 +10,11 @@ import datetime as dt
 from typing import Annotated
 
 from pydantic import Field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from domains.support.models import (
-    NOW,
-    TODAY,
-    BankStatementLine,
-    HomeDelivery,
-    Order,
-)
+from domains.support.models import NOW, TODAY
 from envs.domain.tools import tool
+from envs.state.rawrows import Row, RowSet
 
 from .common import (
     CustomerId,
@@ -29,14 +23,15 @@ from .common import (
     _refunds,
     _shipment,
     money,
+    rows_of,
 )
 
 
-def _delivery(s: Session, order_id: str) -> HomeDelivery | None:
-    return s.scalars(select(HomeDelivery).where(HomeDelivery.order_id == order_id).order_by(HomeDelivery.id)).first()
+def _delivery(r: RowSet, order_id: str) -> Row | None:
+    return r.first("home_deliveries", "id", order_id=order_id)
 
 
-def _contents(hd: HomeDelivery) -> str:
+def _contents(hd: Row) -> str:
     notes = []
     if hd.missing_items:
         notes.append(f"Inside, {hd.missing_items} is missing from the box.")
@@ -52,7 +47,11 @@ def check_doorstep(session: Session, order_id: OrderId) -> str:
     Args:
         order_id: The order the customer is looking for.
     """
-    hd = _delivery(session, order_id)
+    with rows_of(session) as r:
+        return _check_doorstep(_delivery(r, order_id), order_id)
+
+
+def _check_doorstep(hd: Row | None, order_id: str) -> str:
     if hd is None:
         return f"Nothing has arrived for order {order_id}: no parcel at the front door or in the mailbox."
     if hd.in_hand:
@@ -71,7 +70,11 @@ def ask_neighbour(session: Session, order_id: OrderId) -> str:
     Args:
         order_id: The order the customer is looking for.
     """
-    hd = _delivery(session, order_id)
+    with rows_of(session) as r:
+        return _ask_neighbour(_delivery(r, order_id), order_id)
+
+
+def _ask_neighbour(hd: Row | None, order_id: str) -> str:
     if hd is not None and hd.location == "neighbour" and not hd.in_hand:
         hd.in_hand, hd.collected_at = True, NOW
         who = hd.neighbour or "a neighbour"
@@ -88,19 +91,24 @@ def view_order_in_app(session: Session, order_id: OrderId) -> str:
     Args:
         order_id: The order.
     """
-    o = session.get(Order, order_id)
+    with rows_of(session) as r:
+        return _view_order_in_app(r, order_id)
+
+
+def _view_order_in_app(r: RowSet, order_id: str) -> str:
+    o = r.get("orders", order_id)
     if o is None:
         return f"The app shows no order {order_id}."
-    sh = _shipment(session, o.id)
-    items = ", ".join(f"{it.quantity}x {it.name} ({it.status})" for it in _items(session, o.id))
+    sh = _shipment(r, o.id)
+    items = ", ".join(f"{it.quantity}x {it.name} ({it.status})" for it in _items(r, o.id))
     line = f"The app shows order {o.id}: {o.status}, total {money(o.total_cents)}; items: {items}."
     if sh is not None:
         line += f" Tracking ({sh.carrier}): {sh.status.replace('_', ' ')}"
         if sh.delivered_at:
             line += f" on {sh.delivered_at.date().isoformat()}"
         line += "."
-    for r in _refunds(session, o.id):
-        line += f" Refund of {money(r.amount_cents)}: {r.status}."
+    for x in _refunds(r, o.id):
+        line += f" Refund of {money(x.amount_cents)}: {x.status}."
     return line
 
 
@@ -117,11 +125,9 @@ def check_bank_statement(
         days: How many days back to look.
     """
     since = TODAY - dt.timedelta(days=days)
-    rows = session.scalars(
-        select(BankStatementLine)
-        .where(BankStatementLine.customer_id == customer_id, BankStatementLine.posted_on >= since)
-        .order_by(BankStatementLine.posted_on.desc(), BankStatementLine.id.desc())
-    ).all()
+    with rows_of(session) as r:
+        rows = r.select_where("bank_statement_lines", "customer_id = ? AND posted_on >= ?", "posted_on DESC, id DESC",
+                              customer_id, r.encode("bank_statement_lines", "posted_on", since))
     if not rows:
         return f"My bank statement shows no marketplace lines in the last {days} days."
     lines = "; ".join(f"{r.posted_on.isoformat()} {r.description} {money(r.amount_cents)}" for r in rows)
@@ -135,13 +141,12 @@ def check_email_inbox(session: Session, customer_id: CustomerId) -> str:
     Args:
         customer_id: Whose inbox.
     """
-    orders = session.scalars(
-        select(Order).where(Order.customer_id == customer_id).order_by(Order.placed_at.desc(), Order.id).limit(5)
-    ).all()
-    if not orders:
-        return "There are no order confirmation emails in my inbox."
-    parts = []
-    for o in orders:
-        names = ", ".join(it.name for it in _items(session, o.id))
-        parts.append(f"order {o.id} from {o.placed_at.date().isoformat()} ({names})")
+    with rows_of(session) as r:
+        orders = r.select("orders", "placed_at DESC, id", customer_id=customer_id)[:5]
+        if not orders:
+            return "There are no order confirmation emails in my inbox."
+        parts = []
+        for o in orders:
+            names = ", ".join(it.name for it in _items(r, o.id))
+            parts.append(f"order {o.id} from {o.placed_at.date().isoformat()} ({names})")
     return "My confirmation emails show: " + "; ".join(parts) + "."

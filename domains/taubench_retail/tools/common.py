@@ -8,15 +8,15 @@ tool's output and the exported state are one code path.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from sqlalchemy.orm import Session, object_session
+from sqlalchemy.orm import Session
 
 from envs.domain.tools import ToolError
+from envs.state.rawrows import Row, RowSet
 
 from .. import models as m
-from ..exporter import export_state
+from .records import dump_record
 
 
 def _key(key: Any) -> str | None:
@@ -25,14 +25,14 @@ def _key(key: Any) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def _order(session: Session, order_id: Any) -> m.Order | None:
+def _order(rows: RowSet, order_id: Any) -> Row | None:
     k = _key(order_id)
-    return session.get(m.Order, k) if k is not None else None
+    return rows.get("orders", k) if k is not None else None
 
 
-def _order_in(session: Session, order_id: Any, status: str, action: str) -> m.Order:
+def _order_in(rows: RowSet, order_id: Any, status: str, action: str) -> Row:
     """The order, which must be in ``status`` for ``action`` (tau-bench's two error strings)."""
-    order = _order(session, order_id)
+    order = _order(rows, order_id)
     if order is None:
         raise ToolError("order not found")
     if order.status != status:
@@ -40,27 +40,36 @@ def _order_in(session: Session, order_id: Any, status: str, action: str) -> m.Or
     return order
 
 
-def _payment_methods(session: Session, user_id: str) -> dict[str, m.PaymentMethod]:
-    user = session.get(m.User, user_id)
-    if user is None:
+def _order_items(rows: RowSet, order: Row) -> list[Row]:
+    return rows.select("order_items", "position", order_id=order.id)
+
+
+def _order_payments(rows: RowSet, order: Row) -> list[Row]:
+    return rows.select("payments", "position", order_id=order.id)
+
+
+def _payment_methods(rows: RowSet, user_id: str) -> dict[str, Row]:
+    if rows.get("users", user_id) is None:
         raise KeyError(user_id)
-    return {pm.id: pm for pm in user.payment_methods}
+    return {pm.id: pm for pm in rows.select("payment_methods", "position", user_id=user_id)}
 
 
-def _variants(session: Session, product_id: str) -> dict[str, m.Variant]:
-    product = session.get(m.Product, product_id)
-    if product is None:
+def _variant(rows: RowSet, product_id: str, item_id: Any) -> Row | None:
+    """The product's variant ``item_id`` or None, with the semantics of tau-bench's
+    ``products[product_id]["variants"]`` dict (KeyError for no such product, then ``_key``)."""
+    if rows.get("products", product_id) is None:
         raise KeyError(product_id)
-    return {v.item_id: v for v in product.variants}
+    k = _key(item_id)
+    return None if k is None else rows.get("variants", product_id, k)
 
 
-def _balance(pm: m.PaymentMethod) -> float | int:
+def _balance(pm: Row) -> float | int:
     if pm.balance is None:  # tau-bench: payment_method["balance"] on a card without one
         raise KeyError("balance")
     return pm.balance
 
 
-def _set_optional(order: m.Order, key: str, value: Any) -> None:
+def _set_optional(order: Row, key: str, value: Any) -> None:
     """Set an order key that may be absent; a new key goes last, as in a Python dict."""
     present = [k for k in m.ORDER_KEYS if k in m.ORDER_BASE_KEYS or getattr(order, k) is not None]
     keys = list(order.key_order) if order.key_order is not None else present
@@ -73,14 +82,14 @@ def _set_optional(order: m.Order, key: str, value: Any) -> None:
 
 def _dump(session: Session, table: str, record_id: str) -> str | None:
     """``json.dumps`` of one record as the exporter rebuilds it (pending ORM changes are flushed
-    first), so a tool's output and the exported state are one code path. None if absent."""
-    rec = export_state(session, **{table: [record_id]})[table].get(record_id)
-    return None if rec is None else json.dumps(rec)
+    first), so a tool's output and the exported state are one code path. None if absent.
+    Cached while the episode has not touched the record (``records``)."""
+    return dump_record(session, table, record_id)
 
 
-def _dump_order(order: m.Order) -> str:
-    session = object_session(order)
-    assert session is not None
+def _dump_order(session: Session, rows: RowSet, order: Row) -> str:
+    """The order as tau-bench prints it, after this call's changes are saved."""
+    rows.save()
     return _dump(session, "orders", order.id) or ""
 
 
@@ -88,7 +97,7 @@ def _dump_order(order: m.Order) -> str:
 _TOOL_ADDRESS_ORDER = ["address1", "address2", "city", "state", "country", "zip"]
 
 
-def _write_address(rec: m.User | m.Order, fields: dict[str, Any]) -> None:
+def _write_address(rec: Row, fields: dict[str, Any]) -> None:
     for k, v in fields.items():
         if not isinstance(v, str):
             raise ToolError(f"address field {k!r} must be a string, got {type(v).__name__}")

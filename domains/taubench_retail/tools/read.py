@@ -11,13 +11,13 @@ import math
 import operator
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from envs.domain.tools import ToolError
+from envs.state.rawrows import rows_of
 
-from .. import models as m
 from .common import _dump, _key
+from .records import cached_rows
 from .glue import _tau
 
 _CALC_CHARS = "0123456789+-*/(). "
@@ -80,7 +80,8 @@ def _evaluate(expression: Any) -> Any:
 @_tau("FindUserIdByEmail")
 def find_user_id_by_email(session: Session, email: str) -> str:
     """Find a user id by email (case-insensitive), scanning users in the data's order."""
-    for user_id, user_email in session.execute(select(m.User.id, m.User.email).order_by(m.User.position)):
+    users = cached_rows(session, "users", "SELECT id, email FROM users ORDER BY position")
+    for user_id, user_email in users:
         if user_email.lower() == email.lower():
             return user_id
     raise ToolError("user not found")
@@ -89,10 +90,12 @@ def find_user_id_by_email(session: Session, email: str) -> str:
 @_tau("FindUserIdByNameZip")
 def find_user_id_by_name_zip(session: Session, first_name: str, last_name: str, zip: str) -> str:
     """Find a user id by first name, last name (case-insensitive) and zip code."""
-    stmt = select(m.User.id, m.User.first_name, m.User.last_name, m.User.zip).order_by(m.User.position)
+    sql, params = "SELECT id, first_name, last_name, zip FROM users", ()
     if isinstance(first_name, str) and isinstance(last_name, str) and isinstance(zip, str):
-        stmt = stmt.where(m.User.zip == zip)  # exact equality: same first match, fewer rows
-    for user_id, first, last, user_zip in session.execute(stmt):
+        sql, params = sql + " WHERE zip = ?", (zip,)  # exact equality: same first match, fewer rows
+    with rows_of(session) as rows:
+        users = rows.execute(sql + " ORDER BY position", *params)
+    for user_id, first, last, user_zip in users:
         if first.lower() == first_name.lower() and last.lower() == last_name.lower() and user_zip == zip:
             return user_id
     raise ToolError("user not found")
@@ -127,8 +130,8 @@ def get_user_details(session: Session, user_id: str) -> str:
 @_tau("ListAllProductTypes")
 def list_all_product_types(session: Session) -> str:
     """Product name -> product id for every product, sorted by name."""
-    product_dict = {name: pid for name, pid in session.execute(
-        select(m.Product.name, m.Product.id).order_by(m.Product.position))}
+    product_dict = {name: pid for name, pid in cached_rows(session, "products",
+                                                          "SELECT name, id FROM products ORDER BY position")}
     return json.dumps(dict(sorted(product_dict.items())))
 
 
