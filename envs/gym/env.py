@@ -95,6 +95,22 @@ def parse_action(action: Any) -> AgentAction:
     return AgentAction(parse_error=f"unsupported action type {type(action).__name__}")
 
 
+def pick_task(env: Any, seed: int | None, options: dict | None) -> tuple[Any, int]:
+    """The task a reset plays (``options["task_id"]``, else the env's own, else drawn with the
+    env's generator) and its episode seed; makes the env's reusable episode database on first use.
+    Shared by the agent-side and the user-side environments."""
+    task_id = (options or {}).get("task_id") or env.task_id
+    if task_id is None:
+        task_id = env.task_ids[int(env.np_random.integers(len(env.task_ids)))]
+    if task_id not in env.domain.tasks:
+        raise ValueError(f"unknown task_id {task_id!r} for domain {env.domain.name}")
+    task = env.domain.tasks[task_id]
+    ep_seed = int(env.np_random.integers(2**31)) if seed is None else episode_seed(seed, task_id, 0)
+    if env._state is None:
+        env._state = EpisodeState(env.domain.base, env.domain.initial_bytes(task))
+    return task, ep_seed
+
+
 class SitgymEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"]}
 
@@ -131,16 +147,8 @@ class SitgymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        options = options or {}
-        task_id = options.get("task_id") or self.task_id
-        if task_id is None:
-            task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
-        if task_id not in self.domain.tasks:
-            raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")
-        task = self.domain.tasks[task_id]
-        ep_seed = int(self.np_random.integers(2**31)) if seed is None else episode_seed(seed, task_id, 0)
-        if self._state is None:
-            self._state = EpisodeState(self.domain.base, self.domain.initial_bytes(task))
+        task, ep_seed = pick_task(self, seed, options)
+        task_id = task.id
         self._ep = Episode(self.domain, task, self.user_factory(), ep_seed, state=self._state)
         self._episode = EpisodeId(task_id=task_id, repeat=0, seed=ep_seed)
         opening = self._run(self._ep.start())

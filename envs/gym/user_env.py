@@ -37,7 +37,7 @@ from gymnasium import spaces
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.domain import get_domain
 from envs.episode import Episode, episode_seed
-from envs.gym.env import CHARSET, MAX_TEXT, _fit
+from envs.gym.env import CHARSET, MAX_TEXT, _fit, pick_task
 from envs.records import EpisodeId, EpisodeRecord, UserEvent
 from envs.state.database import EpisodeState
 from graders import evaluate
@@ -150,16 +150,8 @@ class SitgymUserEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self._cancel()
-        options = options or {}
-        task_id = options.get("task_id") or self.task_id
-        if task_id is None:
-            task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
-        if task_id not in self.domain.tasks:
-            raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")
-        task = self.domain.tasks[task_id]
-        ep_seed = int(self.np_random.integers(2**31)) if seed is None else episode_seed(seed, task_id, 0)
-        if self._state is None:
-            self._state = EpisodeState(self.domain.base, self.domain.initial_bytes(task))
+        task, ep_seed = pick_task(self, seed, options)
+        task_id = task.id
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
         self._user = _PolicyUser()
