@@ -12,9 +12,11 @@ recorded; they go back to the queue and are played by another worker (a new one 
 place), so no episode is lost and none is recorded twice. A killed driver leaves a run folder that
 ``--resume`` finishes.
 
-Model concurrency holds across the cluster: every worker's LLM client takes its slots from one named
+Model concurrency holds across the cluster: every worker's LLM client takes its slots from one
 ``Limiter`` actor (a semaphore per model and server), so ``--model-concurrency 40`` means 40 requests
-in flight in total, not per worker.
+in flight in total, not per worker. When the cap cannot bind (no more episodes in flight than it
+allows, each with at most one call out at a time) the limiter is left out: it costs two actor calls
+per request.
 
 Every node needs sitgym installed (``pip install sitgym`` or the checkout, the same version as the
 driver); the driver passes its run config, which names the domain, its options and the roles.
@@ -172,7 +174,11 @@ def play_on_ray(
             ray.init(**kw)
     Worker = ray.remote(max_restarts=0)(_WorkerImpl)
     Limiter = ray.remote(_LimiterImpl)
-    limiter = Limiter.options(max_concurrency=10_000).remote(model_concurrency or 16) if cfg_uses_llm(cfg) else None
+    # The shared limiter costs two actor calls per request; it is needed only when the cap can bind,
+    # i.e. when more episodes can be in flight (each has at most one call out at a time) than it allows.
+    cap = model_concurrency or 16
+    needs_limit = cfg_uses_llm(cfg) and cap < max(1, workers) * max(1, per_worker)
+    limiter = Limiter.options(max_concurrency=10_000).remote(cap) if needs_limit else None
     cfg_json = cfg.model_dump_json()
 
     def start() -> Any:
