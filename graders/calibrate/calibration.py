@@ -33,7 +33,8 @@ from pydantic import Field
 
 from envs.errors import SpecError
 from envs.records import AgentEvent, CalibrationInfo, Event, RunSummary, ToolCall, ToolEvent, UserEvent, Verdict
-from envs.spec.schema import Spec, load_list
+from envs.spec.loading import load_list
+from envs.spec.schema import Spec
 from graders.statistics import rogan_gladen, rogan_gladen_ci
 
 # -- the gold set -------------------------------------------------------------
