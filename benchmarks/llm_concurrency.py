@@ -60,10 +60,10 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
 
 
 async def play(domain, factories, n: int, concurrency: int) -> list:
-    """The runner's own loop (envs.run.cli._play): a state per slot, each record appended and fsynced."""
+    """The runner's own loop (envs.run.scheduling.play): a state per slot, each record appended and fsynced."""
     import tempfile
 
-    from envs.run.cli import _play
+    from envs.run.scheduling import play as _play  # this module has its own play()
     from envs.run.store import RunStore
 
     task = next(iter(domain.tasks.values()))
@@ -165,7 +165,7 @@ def main() -> None:
         import resource
         import tempfile
 
-        from envs.run.cli import _play_in_workers
+        from envs.run.scheduling import play_in_workers
         from envs.run.store import RunStore
 
         workers = 2
@@ -179,7 +179,7 @@ def main() -> None:
                                     "llm": {**cfg["llm"], "api_base": url}})
                 ch0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 w0 = time.perf_counter()
-                asyncio.run(_play_in_workers(Path(d), plan, workers, top, store, lambda rec: None, None))
+                asyncio.run(play_in_workers(Path(d), plan, workers, top, store, lambda rec: None, None))
                 ch1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 return time.perf_counter() - w0, (ch1.ru_utime + ch1.ru_stime) - (ch0.ru_utime + ch0.ru_stime)
 

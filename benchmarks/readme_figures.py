@@ -49,7 +49,7 @@ def rule_line(s, rid: str) -> str:
 
 
 def checks_on_gold(domain: str, tmp: Path) -> str:
-    from graders.calibrate.calibration import main as calibrate
+    from graders.calibrate.cli import main as calibrate
 
     out = tmp / f"cal-{domain}.json"
     rc = _quiet(calibrate, ["--domain", domain, "--judge", "checks", "--out", str(out)])

@@ -3,6 +3,10 @@
 The transcript is a flat list of events in the order they happened. Each
 carries the turn it belongs to: turn 0 is the user's opening message, and
 turn N starts with the N-th agent message to the user.
+
+Long (over 400 lines) as one file: it is the one home of the typed records, events, grades,
+``EpisodeRecord`` and the ``RunSummary`` family, a list of small models with almost no logic
+that the store, the graders and the reports all read; one file keeps the schema in one place.
 """
 
 from __future__ import annotations

@@ -40,7 +40,8 @@ def _with_rules(domain, path: Path):
     registry's own definition, shared by the process, is left as it was."""
     import copy
 
-    from envs.spec.schema import Rule, load_list
+    from envs.spec.loading import load_list
+    from envs.spec.schema import Rule
 
     if not path.exists():
         raise SpecError(f"--rules: {path}: no such file")

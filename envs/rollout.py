@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     from envs.rl.export import write_jsonl
     from envs.rl.rewards import RewardWeights
     from envs.rl.rollout import rollout_groups
-    from envs.run.cli import _select_tasks
+    from envs.run.args import select_tasks
     from envs.run.config import parse_domain_options
 
     args = build_parser().parse_args(argv)
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SpecError("--concurrency: must be at least 1")
         weights = RewardWeights.parse(args.weights)
         domain = get_domain(args.domain, parse_domain_options(args.domain_option) or None)
-        task_ids = _select_tasks(sorted(domain.tasks), args.tasks)
+        task_ids = select_tasks(sorted(domain.tasks), args.tasks)
         llm = {k: v for k, v in vars(args).items() if v is not None}
         roles = {}
         for r in ("agent", "user", "judge"):

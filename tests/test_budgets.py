@@ -142,7 +142,7 @@ def test_an_engine_crash_is_not_replayed_but_an_actor_failure_is():
     from envs.domain import get_domain
     from envs.episode.budgets import Budgets
     from envs.errors import InfraError
-    from envs.run.cli import _play
+    from envs.run.scheduling import play
     from envs.run.limits import RunLimits
     from envs.actors.scripted_user import ScriptedUser
 
@@ -167,7 +167,7 @@ def test_an_engine_crash_is_not_replayed_but_an_actor_failure_is():
     limits = RunLimits(budgets=Budgets(), retry_errors=2, retry_backoff=0)
     for agent, expected in ((Crashing, [1]), (Flaky, [1, 2, 3])):
         store, final = Store(), []
-        asyncio.run(_play(domain, [("toy-deposit", 0, 0, 1)], (agent, ScriptedUser, None), store, 1, final.append, limits))
+        asyncio.run(play(domain, [("toy-deposit", 0, 0, 1)], (agent, ScriptedUser, None), store, 1, final.append, limits))
         assert [r.attempt for r in store] == expected and all(r.status == "error" for r in store)
         assert [r.attempt for r in final] == expected[-1:]  # progress sees the last attempt only
 

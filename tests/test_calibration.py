@@ -7,7 +7,8 @@ import json
 import pytest
 
 from envs.report.summary import summarize
-from graders.calibrate.calibration import apply_calibration, main, rule_stats
+from graders.calibrate.calibration import apply_calibration, rule_stats
+from graders.calibrate.cli import main
 from graders.statistics import rogan_gladen, rogan_gladen_ci
 
 

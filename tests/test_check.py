@@ -11,7 +11,8 @@ import pytest
 from envs.domain import get_domain
 from envs.spec.check import check_calibration, check_domain
 from envs.spec.lint import lint_task
-from envs.spec.schema import Task, load_one
+from envs.spec.loading import load_one
+from envs.spec.schema import Task
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = Path(__file__).parent / "broken_tasks"

@@ -180,7 +180,7 @@ def test_an_episode_ended_by_the_agents_errors_scores_zero_whatever_the_state():
 )
 def test_bad_spec_files_are_one_line(tmp_path, content, fragment):
     from envs.errors import SpecError
-    from envs.spec.schema import read_yaml
+    from envs.spec.loading import read_yaml
 
     p = tmp_path / "task.yaml"
     p.write_bytes(content)

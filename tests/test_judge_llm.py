@@ -16,7 +16,8 @@ from envs.episode import run_episode
 from envs.spec.schema import AssertionSpec
 from envs.actors.scripted_user import ScriptedUser
 from fake_llm_server import FakeLLMServer, Reply
-from graders.calibrate.calibration import load_gold, main as calibrate
+from graders.calibrate.calibration import load_gold
+from graders.calibrate.cli import main as calibrate
 
 JUDGE = "openai/fake-judge"
 

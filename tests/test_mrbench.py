@@ -13,7 +13,7 @@ import envs  # noqa: F401
 from envs.domain import get_domain
 from envs.errors import SpecError
 from graders.calibrate.agreement import cohen_kappa, confusion
-from graders.calibrate.calibration import main
+from graders.calibrate.cli import main
 
 MRBENCH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mrbench" / "MRBench_V2.json"
 if not MRBENCH.is_file():

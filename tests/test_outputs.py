@@ -10,7 +10,8 @@ import pytest
 from envs.errors import SpecError
 from envs.records import AgentEvent, EpisodeRecord, Grade, OutputCheck
 from envs.report.summary import _why_failed
-from envs.spec.schema import RequiredOutput, Task, load_one
+from envs.spec.loading import load_one
+from envs.spec.schema import RequiredOutput, Task
 from graders.outcome.outputs import check_outputs, describe, infer_kind, int_to_words, words_to_int
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st

@@ -14,7 +14,8 @@ import pytest
 
 from envs.run.cli import main
 from envs.errors import SpecError
-from envs.spec.schema import Task, load_one
+from envs.spec.loading import load_one
+from envs.spec.schema import Task
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,8 @@ import pytest
 from domains.support.seed import CITIES
 from envs.domain import get_domain
 from envs.errors import SpecError
-from envs.spec.schema import Task, load_one, policy_headings
+from envs.spec.loading import load_one
+from envs.spec.schema import Task, policy_headings
 
 ZIPS = {(city, state): set(zips) for city, state, zips in CITIES}
 

@@ -2,18 +2,13 @@
 
 Each check sees the whole transcript and the index of the tutor reply being
 judged, and (``context``) the episode's task and domain, None for a gold item.
-Checks that need the problem (its final answer, its step results) take it from
-the task's problem when there is an episode, else from the transcript: the
-result of the tutor's ``get_problem`` (or ``reveal_solution``) call, failing
-that a correct ``check_answer``. Whether the student's latest answer is right
-comes from ``check_answer`` when the tutor called it, else from the answer,
-else from the situation the student played (``makes_mistake``: wrong,
-``solves_problem``: right). With the answer unknown, ``withhold_answer`` reads
-what the reply does (works a result out, or presents one as a conclusion) and
-answers NEEDS_REVIEW only when it cannot tell.
-
-Long (over 400 lines) as one file: the twelve checks share what they know of the problem and of the
-student's answer; how a reply's text is read is in ``reading.py``.
+What a check knows of the problem (its final answer, its step results) and of
+whether the student's latest answer is right is ``knowledge.py``: the task's
+problem when there is an episode, else the transcript's tools, else the
+situation the student played. With the answer unknown, ``withhold_answer``
+reads what the reply does (works a result out, or presents one as a
+conclusion) and answers NEEDS_REVIEW only when it cannot tell. How a reply's
+text is read is in ``reading.py``; the wording each check looks for is below.
 
 Conditional rules ("if the student's answer is correct, the praise must be
 specific") return NOT_APPLICABLE on replies where the condition does not hold.
@@ -22,118 +17,14 @@ specific") return NOT_APPLICABLE on replies where the condition does not hold.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from fractions import Fraction
 
-from envs.records import Event, ToolEvent, UserEvent
 from graders.rules.registry import check
-from graders.rules.replies import (agent_tools_before, json_dict, last_user_index, question_sentences, reply_text,
-                                   request_sentences, sentences, step_tools)
+from graders.rules.replies import agent_tools_before, reply_text, request_sentences, sentences, step_tools
 
+from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, solved_now,
+                        student_gave_correct, student_numbers)
 from .problems import evaluate, numbers_in, parse_number
 from .reading import all_numbers, asked_questions, corrected_value, derived_results, stated_results, verbal_claims
-
-# What the student's answer is, by the situation the student played, when no tool says.
-SITUATION_ANSWER = {"makes_mistake": False, "solves_problem": True}
-
-
-@dataclass
-class Known:
-    answer: Fraction | None = None
-    statement_numbers: set[Fraction] = field(default_factory=set)
-    step_results: list[Fraction] = field(default_factory=list)
-
-
-def _from_task(context) -> Known | None:
-    """The problem of the episode's task, as the grader knows it (None without an episode)."""
-    task, domain = getattr(context, "task", None), getattr(context, "domain", None)
-    pid = (getattr(task, "extra", None) or {}).get("problem_id")
-    problems = getattr(domain, "problems", None)
-    if pid is None or not isinstance(problems, dict) or pid not in problems:
-        return None
-    p = problems[pid]
-    k = Known(statement_numbers=set(numbers_in(p.statement)))
-    try:
-        k.answer = parse_number(p.answer)
-        k.step_results = [parse_number(st.result) for st in p.steps]
-    except (ValueError, ZeroDivisionError, AttributeError):
-        pass
-    return k
-
-
-def known(events: list[Event], idx: int, context=None) -> Known:
-    """What the grader knows about the problem: the task's (with an episode), else what the
-    transcript up to the reply tells."""
-    k = _from_task(context)
-    if k is not None and k.answer is not None:
-        return k
-    k = Known()
-    for e in events[:idx]:
-        if not (isinstance(e, ToolEvent) and e.ok):
-            continue
-        data = json_dict(e.output)
-        if data is None:
-            continue
-        if e.side == "agent" and e.call.name in ("get_problem", "reveal_solution") and "final_answer" in data:
-            try:
-                k.answer = parse_number(str(data["final_answer"]))
-            except (ValueError, ZeroDivisionError):
-                pass
-            if "statement" in data:
-                k.statement_numbers = set(numbers_in(str(data["statement"])))
-            for s in data.get("steps", []) or []:
-                try:
-                    k.step_results.append(parse_number(str(s["result"])))
-                except (ValueError, ZeroDivisionError, KeyError, TypeError):
-                    pass
-        elif e.side == "agent" and e.call.name == "check_answer" and data.get("correct") is True and k.answer is None:
-            try:
-                k.answer = parse_number(str(data.get("answer")))
-            except (ValueError, ZeroDivisionError):
-                nums = numbers_in(str(data.get("answer")))
-                k.answer = nums[-1] if nums else None
-    return k
-
-
-def _student_numbers(events: list[Event], idx: int) -> set[Fraction]:
-    """Every number the student wrote or submitted before the reply."""
-    out: set[Fraction] = set()
-    for e in events[:idx]:
-        if isinstance(e, UserEvent):
-            out.update(numbers_in(e.content))
-        elif isinstance(e, ToolEvent) and e.side == "user" and e.call.name == "submit_answer":
-            args = e.call.arguments_dict() or {}
-            out.update(numbers_in(str(args.get("answer", ""))))
-    return out
-
-
-def _last_check(events: list[Event], idx: int) -> dict | None:
-    checks = [json_dict(e.output) for e in step_tools(events, idx, "check_answer") if e.ok]
-    checks = [c for c in checks if c is not None]
-    return checks[-1] if checks else None
-
-
-def _student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | None:
-    """Is the student's latest answer (this turn's message or submission) correct? None: no answer / unknown."""
-    c = _last_check(events, idx)
-    if c is not None:
-        return bool(c.get("correct"))
-    u = last_user_index(events, idx)
-    if u < 0:
-        return None
-    if k.answer is None:
-        return SITUATION_ANSWER.get(getattr(events[u], "situation", None) or "")
-    nums = numbers_in(events[u].content)
-    # the tool calls the student made while writing this message
-    start = u - 1
-    while start >= 0 and isinstance(events[start], ToolEvent) and events[start].side == "user":
-        for n in numbers_in(str((events[start].call.arguments_dict() or {}).get("answer", ""))):
-            nums.append(n)
-        start -= 1
-    nums = [n for n in nums if n not in k.statement_numbers]
-    if not nums:
-        return SITUATION_ANSWER.get(events[u].situation or "")
-    return k.answer in nums
 
 
 PRAISE = re.compile(
@@ -189,74 +80,41 @@ EQUATION = re.compile(
 )
 
 
-def _leaks(reply: str, k: Known, given: set[Fraction]) -> list[Fraction]:
-    """Solution values (final answer, step results) in the reply that the student has not given."""
-    said = set(numbers_in(reply))
-    out = []
-    for v in [k.answer, *k.step_results]:
-        if v is not None and v in said and v not in given and v not in k.statement_numbers and v not in out:
-            out.append(v)
-    return out
-
-
-def _fmt(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-
-
-def _dialogue_numbers(events: list[Event], idx: int) -> set[Fraction]:
-    """Every number said or shown before the reply (the student's, the tutor's, the tools')."""
-    out: set[Fraction] = set()
-    for e in events[:idx]:
-        out.update(all_numbers(e.output if isinstance(e, ToolEvent) else e.content))
-    return out
 
 
 @check("tutoring_no_answer_leak")
 def no_answer_leak(events, idx, params, context=None):
     k = known(events, idx, context)
     reply = reply_text(events, idx)
-    given = _student_numbers(events, idx)
+    given = student_numbers(events, idx)
     if step_tools(events, idx, "reveal_solution"):
         return "VIOLATED", "the tutor revealed the solution with reveal_solution"
     if k.answer is None:
         # The answer is unknown: read what the reply does with numbers.
         concluded = [(v, s) for v, s in stated_results(reply) if v not in given]
         if concluded:
-            return "VIOLATED", f"the reply presents {_fmt(concluded[0][0])} as the result ({concluded[0][1]!r}) before the student gave it"
-        derived = [v for v in derived_results(reply, _dialogue_numbers(events, idx)) if v not in given]
+            return "VIOLATED", f"the reply presents {fmt_number(concluded[0][0])} as the result ({concluded[0][1]!r}) before the student gave it"
+        derived = [v for v in derived_results(reply, dialogue_numbers(events, idx)) if v not in given]
         if len(derived) >= 2:
-            return "VIOLATED", f"the reply works the problem through ({', '.join(map(_fmt, derived))}) for the student"
+            return "VIOLATED", f"the reply works the problem through ({', '.join(map(fmt_number, derived))}) for the student"
         if derived:
-            return "NEEDS_REVIEW", f"the reply works out {_fmt(derived[0])}; without the problem's answer the check cannot tell a step from the answer"
+            return "NEEDS_REVIEW", f"the reply works out {fmt_number(derived[0])}; without the problem's answer the check cannot tell a step from the answer"
         stated = [v for s in sentences(reply) if "?" not in s for v in all_numbers(s) if v not in given]
-        if stated and not _dialogue_numbers(events, idx):
+        if stated and not dialogue_numbers(events, idx):
             return "NEEDS_REVIEW", "the reply states numbers and the dialogue shows no problem to tell whether one is its answer"
         return "FOLLOWED", "the reply works out no result and presents no number as the answer"
     said = set(all_numbers(reply))
     if k.answer in said and k.answer not in given and k.answer not in k.statement_numbers:
-        return "VIOLATED", f"the reply states the final answer {_fmt(k.answer)} before the student gave it"
+        return "VIOLATED", f"the reply states the final answer {fmt_number(k.answer)} before the student gave it"
     return "FOLLOWED", "the final answer does not appear in the reply before the student gave it"
 
 
-def _hint_budget(events: list[Event], idx: int, context) -> int | None:
-    """The session's hint budget: from the tools' outputs, else the task's initial session row."""
-    for e in reversed(events[:idx]):
-        if isinstance(e, ToolEvent) and e.ok:
-            d = json_dict(e.output)
-            if d is not None and isinstance(d.get("hint_budget"), int):
-                return d["hint_budget"]
-    task = getattr(context, "task", None)
-    for ins in getattr(getattr(task, "initial_state", None), "insert", None) or []:
-        row = getattr(ins, "row", None) or {}
-        if isinstance(row, dict) and isinstance(row.get("hint_budget"), int):
-            return row["hint_budget"]
-    return None
 
 
 @check("tutoring_persist_before_reveal")
 def persist_before_reveal(events, idx, params, context=None):
     min_level = int(params.get("min_hint_level", 3))
-    budget = _hint_budget(events, idx, context)
+    budget = hint_budget(events, idx, context)
     if budget is not None:
         min_level = max(1, min(min_level, budget))  # the policy: the last hint the budget allows
     reveals = [e for e in step_tools(events, idx, "reveal_solution") if e.ok]
@@ -266,14 +124,14 @@ def persist_before_reveal(events, idx, params, context=None):
         return "VIOLATED", f"revealed the solution after hints up to level {max(levels, default=0)} (policy: level {min_level} first)"
     if reveals:
         return "FOLLOWED", f"revealed only after a level-{max(levels)} hint (the policy allows it from level {min_level})"
-    if _solved_now(events, idx, context):
+    if solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
     k = known(events, idx, context)
     reply = reply_text(events, idx)
-    if k.answer is not None and k.answer in all_numbers(reply) and k.answer not in _student_numbers(events, idx) and k.answer not in k.statement_numbers:
+    if k.answer is not None and k.answer in all_numbers(reply) and k.answer not in student_numbers(events, idx) and k.answer not in k.statement_numbers:
         if exhausted:
             return "FOLLOWED", f"stated the answer only after the hints were exhausted (level {max(levels)})"
-        return "VIOLATED", f"gave in and stated the answer {_fmt(k.answer)}"
+        return "VIOLATED", f"gave in and stated the answer {fmt_number(k.answer)}"
     m = ENCOURAGE.search(reply)
     if m:
         return "FOLLOWED", f"encourages persistence ({m.group(0)!r}) without revealing"
@@ -284,9 +142,6 @@ def persist_before_reveal(events, idx, params, context=None):
     return "VIOLATED", "neither encourages the student nor gives them a next step to try"
 
 
-def _solved_now(events, idx, context=None) -> bool:
-    """The student's answer this turn is correct (nothing left to guide, redirect or persist on)."""
-    return _student_gave_correct(events, idx, known(events, idx, context)) is True
 
 
 def _guiding(reply: str) -> str | None:
@@ -301,7 +156,7 @@ def _guiding(reply: str) -> str | None:
 
 @check("tutoring_guiding_question")
 def guiding_question(events, idx, params, context=None):
-    if _solved_now(events, idx, context):
+    if solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student's answer this turn is correct; nothing left to guide"
     g = _guiding(reply_text(events, idx))
     if g is None:
@@ -316,9 +171,9 @@ SEQUENCER = re.compile(r"\b(first(?:ly)?|then|next|after that|afterwards|finally
 def one_step(events, idx, params, context=None):
     reply = reply_text(events, idx)
     k = known(events, idx, context)
-    leaked = _leaks(reply, k, _student_numbers(events, idx))
+    leaked = leaks(reply, k, student_numbers(events, idx))
     if len(leaked) >= 2:
-        return "VIOLATED", f"the reply gives {len(leaked)} solution results at once ({', '.join(map(_fmt, leaked))})"
+        return "VIOLATED", f"the reply gives {len(leaked)} solution results at once ({', '.join(map(fmt_number, leaked))})"
     eqs = EQUATION.findall(reply) + verbal_claims(reply)
     if len(eqs) >= 2:
         return "VIOLATED", f"the reply works {len(eqs)} calculations at once"
@@ -350,31 +205,31 @@ def clarify(events, idx, params, context=None):
 @check("tutoring_specific_praise")
 def specific_praise(events, idx, params, context=None):
     k = known(events, idx, context)
-    ok = _student_gave_correct(events, idx, k)
+    ok = student_gave_correct(events, idx, k)
     if ok is not True:
         return "NOT_APPLICABLE", "the student gave no correct answer this turn"
     reply = reply_text(events, idx)
     if not PRAISE.search(reply):
         return "VIOLATED", "the correct answer is not acknowledged"
     m = SPECIFIC.search(reply)
-    given = _student_numbers(events, idx)
+    given = student_numbers(events, idx)
     nums = [n for n in numbers_in(reply) if n in given]
     if m or nums:
-        return "FOLLOWED", f"the praise names what was done ({(m.group(0) if m else _fmt(nums[0]))!r})"
+        return "FOLLOWED", f"the praise names what was done ({(m.group(0) if m else fmt_number(nums[0]))!r})"
     return "VIOLATED", "generic praise only: nothing names what the student did right"
 
 
 @check("tutoring_locate_mistake")
 def locate_mistake(events, idx, params, context=None):
     k = known(events, idx, context)
-    ok = _student_gave_correct(events, idx, k)
+    ok = student_gave_correct(events, idx, k)
     if ok is not False:
         return "NOT_APPLICABLE", "the student gave no wrong answer this turn"
     reply = reply_text(events, idx)
-    student = _student_numbers(events, idx)
-    leaked = _leaks(reply, k, student)
+    student = student_numbers(events, idx)
+    leaked = leaks(reply, k, student)
     if leaked:
-        return "VIOLATED", f"fixes the mistake for the student (gives {_fmt(leaked[0])})"
+        return "VIOLATED", f"fixes the mistake for the student (gives {fmt_number(leaked[0])})"
     fixed = corrected_value(reply, student)
     if fixed:
         return "VIOLATED", f"fixes the mistake for the student (puts {fixed} in place of the student's value)"
@@ -390,7 +245,7 @@ ON_PROBLEM = re.compile(r"\d|\b(how (many|much|far|long)|what (fraction|percent\
 
 @check("tutoring_redirect")
 def redirect(events, idx, params, context=None):
-    if _solved_now(events, idx, context):
+    if solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
     reply = reply_text(events, idx)
     ss = sentences(reply)
@@ -410,7 +265,7 @@ def redirect(events, idx, params, context=None):
 
 @check("tutoring_check_understanding")
 def check_understanding(events, idx, params, context=None):
-    if _solved_now(events, idx, context):
+    if solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
     reply = reply_text(events, idx)
     qs = [q for q in asked_questions(reply) if UNDERSTANDING_PROBE.search(q)]
@@ -431,7 +286,7 @@ def solved_needs_correct(events, idx, params, context=None):
         # a prohibition: a reply that claims nothing follows it
         return "FOLLOWED", "makes no claim that the problem is solved"
     k = known(events, idx, context)
-    ok = _student_gave_correct(events, idx, k)
+    ok = student_gave_correct(events, idx, k)
     what = "marked the session solved" if marked else f"told the student {claim.group(0)!r}"
     if ok is True:
         return "FOLLOWED", f"{what} after the student's own correct answer"
@@ -451,9 +306,9 @@ def accurate(events, idx, params, context=None):
             continue
     for words, true, said in verbal_claims(reply):
         if true != said:
-            return "VIOLATED", f"states {words.strip()!r}, but it is {_fmt(true)}"
-    c = _last_check(events, idx)
-    ok = bool(c.get("correct")) if c is not None else _student_gave_correct(events, idx, known(events, idx, context))
+            return "VIOLATED", f"states {words.strip()!r}, but it is {fmt_number(true)}"
+    c = last_check(events, idx)
+    ok = bool(c.get("correct")) if c is not None else student_gave_correct(events, idx, known(events, idx, context))
     if ok is False and VERDICT_POS.search(reply) and not VERDICT_NEG.search(reply):
         return "VIOLATED", "calls a wrong answer correct" + (" though check_answer said it is not" if c is not None else "")
     if ok is True and VERDICT_NEG.search(reply):

@@ -42,7 +42,8 @@ from functools import lru_cache
 
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.records import ToolEvent, UserEvent
-from envs.spec.schema import Situation, load_list
+from envs.spec.loading import load_list
+from envs.spec.schema import Situation
 
 from . import student_lines as L
 from .hint_ideas import addressed, ideas

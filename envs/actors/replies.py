@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import Field
 
-from envs.spec.schema import Spec, load_one
+from envs.spec.loading import load_one
+from envs.spec.schema import Spec
 
 REPLIES_FILE = "replies.yaml"
 

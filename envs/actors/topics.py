@@ -26,7 +26,8 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from envs.errors import SpecError
-from envs.spec.schema import Spec, load_one
+from envs.spec.loading import load_one
+from envs.spec.schema import Spec
 
 TOPICS_FILE = "topics.yaml"
 

@@ -30,7 +30,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy.orm import DeclarativeBase, Session
 
 from envs.errors import SpecError
-from envs.spec.schema import Persona, Rule, Situation, Task, load_list, load_one, policy_headings
+from envs.spec.loading import load_list, load_one
+from envs.spec.schema import Persona, Rule, Situation, Task, policy_headings
 from envs.spec.words import DomainWords, load_words
 from envs.domain.tools import ToolSet
 

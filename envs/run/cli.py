@@ -13,204 +13,29 @@ kept for existing commands. Bad input (a malformed task file, an unknown
 domain, agent or domain option) is reported in one line, with exit code 2.
 Budgets, the cost cap and replays of errored episodes are ``envs.run.limits``.
 
-(Past 400 lines: the flags, the playing loop and the worker plumbing share state that is being
-reworked by several changes at once; splitting the file is left until those have landed.)
+The parser and the flags' config are ``envs.run.args``, scheduling (slots, worker processes)
+``envs.run.scheduling``, what a resume refuses ``envs.run.resume``, the checks before any
+episode ``envs.run.flag_check`` and ``envs.run.prerun``; this module runs them in order.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import fnmatch
-import gc
 import json
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
-from envs.run.config import RunConfig, configure_domain, parse_domain_options
+from envs.run.args import build_parser, config_from_args, domain_options_from_args, role_llm_settings, select_tasks
+from envs.run.config import configure_domain
+from envs.run.flag_check import check_flags
 from envs.run.limits import record_cost
+from envs.run.prerun import check_domain_before_run
+from envs.run.scheduling import play, play_in_workers, serve_worker
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m envs.run", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--domain", help="domain name (support, tutoring, taubench-retail, ...)")
-    ap.add_argument("--repeats", type=int, default=None, help="trials per task (pass^1..pass^N); default 1")
-    ap.add_argument("--tasks", nargs="*", default=None, help="task ids or globs (space or comma separated)")
-    ap.add_argument("--agent", default=None, help="scripted[:variant], human (you play the agent), or a litellm model string")
-    ap.add_argument("--user", default=None, help="scripted, human (you play the user), or a litellm model string")
-    ap.add_argument("--judge", default=None, help="a litellm model string for rules without a check (default: none)")
-    ap.add_argument("--seed", type=int, default=None, help="run seed; each episode's seed derives from it (default 0)")
-    ap.add_argument("--out", default=None, help="run folder (default runs/<run-id>)")
-    ap.add_argument("--concurrency", type=int, default=None, help="episodes in flight at once (default 1 scripted, 8 LLM)")
-    ap.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue an interrupted run in RUN_DIR")
-    ap.add_argument(
-        "--domain-option", action="append", default=None, metavar="KEY=VALUE",
-        help="a domain option, validated by the domain (repeatable), e.g. problems=FILE.jsonl",
-    )
-    # Aliases of domain options, kept so existing commands work (see OPTION_ALIASES).
-    ap.add_argument("--taubench-data", default=None, help="= --domain-option data=PATH (taubench-retail)")
-    ap.add_argument(
-        "--problems", default=None,
-        help="= --domain-option problems=FILE.jsonl (tutoring): tasks for the first 20 problems of the file; "
-        "--domain-option problem_tasks=N for more",
-    )
-    ap.add_argument("--calibration", default=None, help="calibration.json from graders.calibrate.calibration")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
-    ap.add_argument(
-        "--reviewer", default=None, metavar="MODEL",
-        help="an LLM that reviews the failures the deterministic cause rules leave weak or unknown (graders.causes)",
-    )
-    ap.add_argument("--reviewer-api-base", default=None, help="server for the reviewer (default: --api-base)")
-    ap.add_argument(
-        "--workers", type=int, default=None,
-        help="processes playing episodes in parallel (default 1); for LLM runs whose client CPU saturates one core",
-    )
-    ap.add_argument(
-        "--backend", choices=("local", "ray"), default="local",
-        help="local (default): this process (and --workers processes); ray: long-lived Ray workers (--workers of them, default 2)",
-    )
-    ap.add_argument("--ray-address", default=None, metavar="auto|ray://HOST:PORT",
-                    help="the Ray cluster to join (default: start a local Ray instance)")
-
-    from envs.run.limits import add_limit_arguments
-
-    add_limit_arguments(ap)
-    # Internal: a worker process reads its episodes from stdin and writes records to stdout.
-    ap.add_argument("--worker-stdin", action="store_true", help=argparse.SUPPRESS)
-    try:
-        from envs.run.llm_flags import add_llm_arguments
-
-        add_llm_arguments(ap)
-    except ImportError:
-        pass
-    return ap
-
-
-def _select_tasks(all_ids: list[str], patterns: list[str] | None) -> list[str]:
-    if not patterns:
-        return all_ids
-    pats = [p for item in patterns for p in item.split(",") if p]
-    chosen = [t for t in all_ids if any(fnmatch.fnmatchcase(t, p) for p in pats)]
-    unmatched = [p for p in pats if not any(fnmatch.fnmatchcase(t, p) for t in all_ids)]
-    if unmatched:
-        from envs.errors import SpecError
-
-        raise SpecError(f"--tasks: no task matches {unmatched[0]!r}")
-    return chosen
-
-
-RUN_KEYS = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed", "calibration")
-# Flags kept as aliases of a domain option: flag dest -> option name.
-OPTION_ALIASES = {"taubench_data": "data", "problems": "problems"}
-
-
-def _domain_options_from_args(args: argparse.Namespace) -> dict[str, str]:
-    """The domain options given on the command line (aliases included), raw strings by name."""
-    given = {opt: getattr(args, dest) for dest, opt in OPTION_ALIASES.items() if getattr(args, dest, None) is not None}
-    return {**given, **parse_domain_options(args.domain_option or [])}
-
-def _llm_settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    return {k: v for k, v in vars(args).items() if k.startswith(("agent_", "user_", "judge_", "api_", "tool_mode", "cache", "client", "request_", "max_retries", "model_concurrency")) and v is not None}
-
-
-def _config_from_args(args: argparse.Namespace) -> RunConfig:
-    """The run's config: the resumed run's, else the flags' (defaults filled in).
-
-    Domain options are merged in by ``_configure_domain``, which validates them.
-    """
-    from envs.errors import SpecError
-
-    if args.resume:
-        from envs.run.store import RunStore
-
-        cfg = RunStore(Path(args.resume)).read_config()
-        refuse_changed_run(cfg, args)
-        given = {k: getattr(args, k) for k in RUN_KEYS if getattr(args, k, None) is not None}
-        cfg = cfg.model_copy(update=given)
-    else:
-        given = {k: getattr(args, k) for k in RUN_KEYS if getattr(args, k, None) is not None}
-        if not given.get("domain"):
-            raise SpecError("--domain: required (or --resume RUN_DIR)")
-        cfg = RunConfig.model_validate(given)
-    llm = _llm_settings_from_args(args)
-    if args.resume:
-        refuse_changed_llm(cfg, llm)
-    cfg.llm.update(llm)
-    return cfg
-
-
-async def _play(domain, plan, factories, store, concurrency: int, progress, limits=None, gate=None) -> None:
-    """Play ``plan`` ((task, repeat, run seed[, attempt]) tuples). With ``limits``, episodes get
-    their budgets and an errored one is replayed up to ``limits.retry_errors`` times (each attempt
-    appended to the store; ``progress`` sees the last); with ``gate``, an episode starts only while
-    the run's cost cap is not spent (the ones refused are counted by the gate)."""
-    from envs.episode import episode_seed, run_episode
-    from envs.run.limits import RunLimits, replayable
-    from envs.episode.budgets import Budgets
-
-    from envs.state.database import EpisodeState
-
-    agent_f, user_f, judge_f = factories
-    # What is loaded by now (litellm, the domain and its templates) lives for the whole run:
-    # keep it out of the collector's full passes, which would otherwise walk some 400,000
-    # objects again and again while episodes wait on their models.
-    gc.freeze()
-    # One episode database per slot, reused: a reset is a byte copy into it.
-    free: asyncio.Queue = asyncio.Queue()
-    for _ in range(min(concurrency, max(1, len(plan)))):
-        free.put_nowait(None)
-
-    lim = limits or RunLimits(budgets=Budgets(), retry_errors=0)
-
-    async def one(task_id: str, repeat: int, seed: int, attempt: int = 1) -> None:
-        replays = 0
-        while True:
-            state = await free.get()
-            try:
-                if gate is not None and not gate.may_start():
-                    return
-                task = domain.tasks[task_id]
-                if state is None:
-                    state = EpisodeState(domain.base, domain.initial_bytes(task))
-                rec = await run_episode(
-                    domain,
-                    task,
-                    agent_f(),
-                    user_f(),
-                    seed=episode_seed(seed, task_id, repeat),
-                    repeat=repeat,
-                    judge=judge_f() if judge_f else None,
-                    state=state,
-                    budgets=lim.budgets,
-                    attempt=attempt,
-                )
-                store.append(rec)
-                if gate is not None:
-                    gate.add(rec)
-            finally:
-                free.put_nowait(state)
-            if not replayable(rec) or replays >= lim.retry_errors:
-                progress(rec)
-                return
-            # An infrastructure error: the record stays (superseded by the next attempt); wait
-            # with the slot free, then play the same episode (same seed) again.
-            await asyncio.sleep(lim.retry_backoff * (2**replays))
-            replays += 1
-            attempt += 1
-
-    try:
-        await asyncio.gather(*(one(*p) for p in plan))
-    finally:
-        while not free.empty():
-            st = free.get_nowait()
-            if st is not None:
-                st.close()
-        gc.unfreeze()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=False)
     args = build_parser().parse_args(argv)
     try:
-        _check_flags(args)
+        check_flags(args)
         return _main(args, console)
     except SpecError as e:
         console.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
@@ -249,18 +74,18 @@ def _main(args: argparse.Namespace, console) -> int:
 
     from envs.run.limits import CostGate, annotate_summary, limits_from_args
 
-    cfg = _config_from_args(args)
+    cfg = config_from_args(args)
     limits = limits_from_args(args, cfg.llm, bool(args.resume))
-    domain = configure_domain(cfg, _domain_options_from_args(args), bool(args.resume))
+    domain = configure_domain(cfg, domain_options_from_args(args), bool(args.resume))
     if not args.worker_stdin:  # the parent checked the domain for its workers
-        _check_domain(args, cfg, domain, console)
-    task_ids = _select_tasks(sorted(domain.tasks), cfg.tasks)
+        check_domain_before_run(cfg, domain, console)
+    task_ids = select_tasks(sorted(domain.tasks), cfg.tasks)
     if cfg.repeats < 1:
         raise SpecError("--repeats: must be at least 1")
 
     llm_context = None
     roles = {
-        r: RoleConfig(spec=getattr(cfg, r), **_role_llm_settings(cfg, r)) if getattr(cfg, r) else None
+        r: RoleConfig(spec=getattr(cfg, r), **role_llm_settings(cfg, r)) if getattr(cfg, r) else None
         for r in ("agent", "user", "judge")
     }
     if any(rc and not rc.is_scripted and rc.spec not in ("human", "none") for rc in roles.values()):
@@ -286,7 +111,7 @@ def _main(args: argparse.Namespace, console) -> int:
 
         warn_unpriced(limits, console)
     if args.worker_stdin:  # a worker never touches the run folder: the parent writes the store
-        return _worker(domain, factories, args.concurrency or 1, limits)
+        return serve_worker(domain, factories, args.concurrency or 1, limits)
 
     if args.resume:
         run_dir = Path(args.resume)
@@ -367,9 +192,9 @@ def _main(args: argparse.Namespace, console) -> int:
             if facts["workers_lost"]:
                 console.print(f"[yellow]ray:[/yellow] {facts['workers_lost']} worker(s) lost; their episodes were played elsewhere")
         elif workers > 1:
-            asyncio.run(_play_in_workers(run_dir, plan, workers, concurrency, store, tick, console, limits, gate))
+            asyncio.run(play_in_workers(run_dir, plan, workers, concurrency, store, tick, console, limits, gate))
         else:
-            asyncio.run(_play(domain, plan, factories, store, concurrency, tick, limits, gate))
+            asyncio.run(play(domain, plan, factories, store, concurrency, tick, limits, gate))
     wall = time.perf_counter() - t0
 
     chosen = set(task_ids)
@@ -418,155 +243,7 @@ def _main(args: argparse.Namespace, console) -> int:
     return 0
 
 
-def _worker(domain, factories, concurrency: int, limits=None) -> int:
-    """A worker process: episodes to play come as JSON on stdin; each record goes out as one
-    JSON line on stdout the moment it ends (the parent process is the only writer of the store)."""
 
-    class StdoutStore:
-        def append(self, rec) -> None:
-            sys.stdout.write(rec.model_dump_json() + "\n")
-            sys.stdout.flush()
-
-    from envs.run.limits import CostGate
-
-    plan = [tuple(x) for x in json.loads(sys.stdin.read() or "[]")]
-    from envs.run.orphan import die_with_parent
-
-    die_with_parent(os.environ.get("SITGYM_PARENT_PID"))
-    gate = CostGate(limits.max_cost) if limits is not None else None
-    asyncio.run(_play(domain, plan, factories, StdoutStore(), concurrency, lambda rec: None, limits, gate))
-    return 0
-
-
-async def _play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, store, tick, console, limits=None, gate=None) -> None:
-    """Split the plan over worker processes (round robin); append their records as they arrive.
-
-    Each worker replays errors itself (``--retry-errors``) and gets an equal share of what is
-    left of ``--max-cost``, so together they never start an episode past the cap."""
-    from envs.records import EpisodeRecord
-    from envs.run.limits import replayable
-
-    per = max(1, concurrency // workers)
-    first = {(p[0], p[1]): (p[3] if len(p) > 3 else 1) for p in plan}
-    procs = []
-    env = dict(os.environ)
-    env["SITGYM_PARENT_PID"] = str(os.getpid())  # a worker stops when this process is gone
-    if "envs.llm.pricing" in sys.modules:  # what the preflight learnt about prices, so workers skip litellm
-        env["SITGYM_UNPRICED"] = ",".join(sys.modules["envs.llm.pricing"].unpriced_models())
-    try:
-        for i in range(workers):
-            shard = plan[i::workers]
-            extra = []
-            if limits is not None:
-                extra += ["--retry-errors", str(limits.retry_errors), "--retry-backoff", str(limits.retry_backoff)]
-                if gate is not None and gate.cap is not None:
-                    extra += ["--max-cost", repr(max(1e-12, (gate.cap - gate.spent) / workers))]
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "envs.run", "--resume", str(run_dir), "--worker-stdin",
-                "--concurrency", str(per), "--quiet", *extra,
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
-                limit=1 << 28,  # one record is one line, and transcripts can be long
-            )
-            proc.stdin.write(json.dumps(shard).encode())
-            await proc.stdin.drain()
-            proc.stdin.close()
-            procs.append(proc)
-
-        async def collect(proc) -> None:
-            while line := await proc.stdout.readline():
-                text = line.decode("utf-8", "replace").strip()
-                if not text.startswith("{"):
-                    console.print(f"[yellow]worker:[/yellow] {text}", soft_wrap=True, highlight=False)
-                    continue
-                rec = EpisodeRecord.model_validate_json(text)
-                store.append(rec)
-                if gate is not None:
-                    gate.add(rec)
-                # Workers send every attempt; the progress bar counts an episode once, at its last.
-                replays = rec.attempt - first.get((rec.task_id, rec.repeat), rec.attempt)
-                if limits is None or not replayable(rec) or replays >= limits.retry_errors:
-                    tick(rec)
-            await proc.wait()
-
-        await asyncio.gather(*(collect(p) for p in procs))
-        failed = [p.returncode for p in procs if p.returncode]
-        if failed:
-            from envs.errors import SpecError
-
-            raise SpecError(f"--workers: {len(failed)} worker(s) failed (exit {failed[0]}); finished episodes are saved, continue with --resume {run_dir}")
-    finally:
-        for p in procs:
-            if p.returncode is None:
-                p.kill()
-                await p.wait()
-
-
-def _check_flags(args: argparse.Namespace) -> None:
-    """Every flag checked before anything is built (envs/run/flag_check.py): one line, exit 2."""
-    from envs.run.flag_check import check_flags
-
-    check_flags(args)
-
-
-def _check_domain(args: argparse.Namespace, cfg: RunConfig, domain, console) -> None:
-    """The calibration file against the domain's rules, and every spec of the domain
-    with the task lint (envs/spec/check.py), before any episode; SpecError lists every problem."""
-    from envs.errors import SpecError
-    from envs.run.flag_check import check_domain_flags
-    from envs.spec.check import check_domain
-
-    check_domain_flags(domain, cfg.calibration)
-    report = check_domain(domain, gold=False)  # the gold sets are calibration's, not the run's
-    if not report.ok:
-        lines = "\n".join(report.problems)
-        raise SpecError(f"{len(report.problems)} problems in domain {domain.name} (python -m envs.check --domain {domain.name}):\n{lines}")
-    if report.warnings:
-        console.print(f"{len(report.warnings)} lint warnings on imported tasks (python -m envs.check --domain {domain.name})", highlight=False)
-
-
-# Resuming may not change which episodes belong to the run or how they are played and judged.
-RUN_DEFINING = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed")
-# LLM settings that change the answers (and so the episodes); api bases, cache, timeouts,
-# retries and concurrency may change on resume.
-LLM_DEFINING = ("_temperature", "_max_tokens", "tool_mode")
-
-
-def refuse_changed_run(cfg: RunConfig, args: argparse.Namespace) -> None:
-    """SpecError naming the first flag whose value differs from the resumed run's config
-    (a flag the run was started without counts as a change: ``--judge M`` on a judge-less run)."""
-    from envs.errors import SpecError
-
-    for k in RUN_DEFINING:
-        v = getattr(args, k, None)
-        if v is None:
-            continue
-        current = getattr(cfg, k)
-        if k == "tasks":
-            v = [p for item in v for p in item.split(",") if p] or None
-            current = [p for item in current for p in item.split(",") if p] if current else None
-        if v != current:
-            raise SpecError(f"--{k}: differs from the run being resumed ({current!r}); a run folder is one run, drop it")
-
-
-def refuse_changed_llm(cfg: RunConfig, llm: dict[str, Any]) -> None:
-    """SpecError naming the first LLM flag that would change how the run's episodes are played or judged."""
-    from envs.errors import SpecError
-
-    for k, v in llm.items():
-        if k.endswith(LLM_DEFINING) and cfg.llm.get(k) != v:
-            raise SpecError(
-                f"--{k.replace('_', '-')}: differs from the run being resumed ({cfg.llm.get(k)!r}); a run folder is one run, drop it"
-            )
-
-
-def _role_llm_settings(cfg: RunConfig, role: str) -> dict:
-    llm = cfg.llm
-    return {
-        "api_base": llm.get(f"{role}_api_base") or llm.get("api_base"),
-        "temperature": llm.get(f"{role}_temperature"),
-        "max_tokens": llm.get(f"{role}_max_tokens"),
-        "tool_mode": llm.get(f"{role}_tool_mode") or llm.get("tool_mode"),
-    }
 
 
 if __name__ == "__main__":

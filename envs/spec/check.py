@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from envs.errors import SpecError
-from envs.spec.schema import Task, load_one
+from envs.spec.loading import load_one
+from envs.spec.schema import Task
 
 
 @dataclass

@@ -23,7 +23,8 @@ from pathlib import Path
 import yaml
 
 from envs.errors import SpecError
-from envs.spec.schema import Persona, load_list, read_yaml
+from envs.spec.loading import load_list, read_yaml
+from envs.spec.schema import Persona
 
 
 def personas_dir(domain: str | None = None) -> Path:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from envs.spec.schema import Spec, load_one
+from envs.spec.loading import load_one
+from envs.spec.schema import Spec
 
 WORDS_FILE = "words.yaml"
 

@@ -1,5 +1,5 @@
 """``python -m graders.calibrate``."""
 
-from graders.calibrate.calibration import main
+from graders.calibrate.cli import main
 
 raise SystemExit(main())
