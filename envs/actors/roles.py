@@ -82,7 +82,7 @@ def _context(llm_context: Any) -> Any:
     from envs.llm.context import LLMContext
 
     if not isinstance(llm_context, LLMContext):
-        raise TypeError("LLM roles need an LLMContext (envs.run.llm_flags.make_llm_context)")
+        raise TypeError("LLM roles need an LLMContext (envs.llm.context.make_llm_context)")
     return llm_context
 
 

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.extend:
                 raise SpecError("--extend: needs a model as --judge, not 'checks'")
         else:
-            from envs.run.llm_flags import make_calibration_judge
+            from graders.calibrate.judge import make_calibration_judge
 
             judge = make_calibration_judge(domain, args)
             if args.extend:
