@@ -15,7 +15,6 @@ Each role takes ``scripted[:variant]``, a litellm model string (hosted, or an
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from envs.llm.context import DEFAULTS, make_llm_context, model_concurrency_for  # noqa: F401  (the CLI's names)
 from envs.llm.endpoints import CLIENTS
