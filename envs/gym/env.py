@@ -111,6 +111,18 @@ def pick_task(env: Any, seed: int | None, options: dict | None) -> tuple[Any, in
     return task, ep_seed
 
 
+def release(env: Any) -> None:
+    """Close an env's episode database and its private loop (shared by both sides' ``close``)."""
+    if env._state is not None:
+        env._state.close()
+        env._state = None
+    if env._loop is not None:
+        # Lets an LLM actor's HTTP session close on this loop (envs.llm.backends.openai_http).
+        env._loop.run_until_complete(env._loop.shutdown_asyncgens())
+        env._loop.close()
+        env._loop = None
+
+
 class SitgymEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"]}
 
@@ -201,11 +213,4 @@ class SitgymEnv(gymnasium.Env):
         return "\n".join(lines)
 
     def close(self):
-        if self._state is not None:
-            self._state.close()
-            self._state = None
-        if self._loop is not None:
-            # Lets an LLM user's HTTP session close on this loop (envs.llm.backends.openai_http).
-            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-            self._loop.close()
-            self._loop = None
+        release(self)

@@ -37,7 +37,7 @@ from gymnasium import spaces
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.domain import get_domain
 from envs.episode import Episode, episode_seed
-from envs.gym.env import CHARSET, MAX_TEXT, _fit, pick_task
+from envs.gym.env import CHARSET, MAX_TEXT, _fit, pick_task, release
 from envs.records import EpisodeId, EpisodeRecord, UserEvent
 from envs.state.database import EpisodeState
 from graders import evaluate
@@ -210,13 +210,7 @@ class SitgymUserEnv(gymnasium.Env):
 
     def close(self):
         self._cancel()
-        if self._state is not None:
-            self._state.close()
-            self._state = None
-        if self._loop is not None:
-            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-            self._loop.close()
-            self._loop = None
+        release(self)
 
 
 def _tool_calls(text: str) -> list[dict] | None:
