@@ -22,7 +22,7 @@ from envs.episode.loop import run_episode
 from envs.episode.step import episode_seed
 from envs.errors import SpecError
 from envs.spec.schema import Scenario, Task
-from tests.paraphrasing import ParaphrasingAgent
+from paraphrasing import ParaphrasingAgent
 
 import random
 
