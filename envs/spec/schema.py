@@ -313,7 +313,7 @@ class Situation(Spec):
 
 
 class RuleCheck(Spec):
-    """A deterministic check of one agent reply (see graders/rule_checks.py)."""
+    """A deterministic check of one agent reply (the check registry: graders/rules/registry.py; the generic checks in graders/rules/checks.py, a domain's own in its package)."""
 
     type: str
     params: dict[str, Any] = Field(default_factory=dict)
