@@ -42,13 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     import envs  # noqa: F401
-    from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory
+    from envs.actors.roles import agent_factory, judge_factory, user_factory
     from envs.domain import get_domain
     from envs.errors import SpecError
     from envs.rl.export import write_jsonl
     from envs.rl.rewards import RewardWeights
     from envs.rl.rollout import rollout_groups
-    from envs.run.args import select_tasks
+    from envs.run.args import needs_llm, role_configs, select_tasks
+    from envs.run.config import RunConfig
     from envs.run.config import parse_domain_options
 
     args = build_parser().parse_args(argv)
@@ -61,18 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         domain = get_domain(args.domain, parse_domain_options(args.domain_option) or None)
         task_ids = select_tasks(sorted(domain.tasks), args.tasks)
         llm = {k: v for k, v in vars(args).items() if v is not None}
-        roles = {}
-        for r in ("agent", "user", "judge"):
-            spec = getattr(args, r)
-            roles[r] = None if not spec else RoleConfig(
-                spec=spec,
-                api_base=getattr(args, f"{r}_api_base") or args.api_base,
-                temperature=getattr(args, f"{r}_temperature"),
-                max_tokens=getattr(args, f"{r}_max_tokens"),
-                tool_mode=getattr(args, f"{r}_tool_mode") or args.tool_mode,
-            )
+        cfg = RunConfig(domain=args.domain, agent=args.agent, user=args.user, judge=args.judge, llm=llm)
+        roles = role_configs(cfg)
         ctx = None
-        if any(rc and not rc.is_scripted for rc in roles.values()):
+        if needs_llm(roles):
             from envs.run.llm_flags import make_llm_context
 
             ctx = make_llm_context({"llm": llm}, roles)

@@ -129,6 +129,21 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 
 
+ROLES = ("agent", "user", "judge")
+
+
+def role_configs(cfg: RunConfig) -> dict[str, Any]:
+    """Each role's ``RoleConfig`` from a run config (None for a role it leaves out)."""
+    from envs.actors.roles import RoleConfig
+
+    return {r: RoleConfig(spec=getattr(cfg, r), **role_llm_settings(cfg, r)) if getattr(cfg, r) else None for r in ROLES}
+
+
+def needs_llm(roles: dict[str, Any]) -> bool:
+    """Whether any role is played by a model (not scripted, not a person, not left out)."""
+    return any(rc is not None and not rc.is_scripted and rc.spec not in ("human", "none") for rc in roles.values())
+
+
 def role_llm_settings(cfg: RunConfig, role: str) -> dict:
     llm = cfg.llm
     return {

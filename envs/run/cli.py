@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from envs.run.args import build_parser, config_from_args, domain_options_from_args, role_llm_settings, select_tasks
+from envs.run.args import build_parser, config_from_args, domain_options_from_args, needs_llm, role_configs, select_tasks
 from envs.run.config import configure_domain
 from envs.run.flag_check import check_flags
 from envs.run.limits import record_cost
@@ -66,7 +66,7 @@ _HELD_LOCKS: list = []
 def _main(args: argparse.Namespace, console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory
+    from envs.actors.roles import agent_factory, judge_factory, user_factory
     from envs.errors import SpecError
     from envs.report.summary import summarize, write_summary
     from envs.report.terminal import print_summary
@@ -84,11 +84,8 @@ def _main(args: argparse.Namespace, console) -> int:
         raise SpecError("--repeats: must be at least 1")
 
     llm_context = None
-    roles = {
-        r: RoleConfig(spec=getattr(cfg, r), **role_llm_settings(cfg, r)) if getattr(cfg, r) else None
-        for r in ("agent", "user", "judge")
-    }
-    if any(rc and not rc.is_scripted and rc.spec not in ("human", "none") for rc in roles.values()):
+    roles = role_configs(cfg)
+    if needs_llm(roles):
         from envs.run.llm_flags import make_llm_context
 
         from envs.run.llm_flags import model_concurrency_for

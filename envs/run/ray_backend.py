@@ -49,23 +49,14 @@ def ray_module():
 def build_actors(cfg: Any) -> tuple[Any, tuple[Callable, Callable, Callable | None], Any]:
     """The domain, the actor factories and the LLM context of a run config (no preflight, no local start)."""
     import envs  # noqa: F401  (registers the domains)
-    from envs.actors.roles import RoleConfig, agent_factory, judge_factory, user_factory
+    from envs.actors.roles import agent_factory, judge_factory, user_factory
+    from envs.run.args import needs_llm, role_configs
     from envs.run.config import configure_domain
 
     domain = configure_domain(cfg, {}, True)
-    llm = cfg.llm
-    roles = {}
-    for r in ("agent", "user", "judge"):
-        spec = getattr(cfg, r)
-        roles[r] = None if not spec else RoleConfig(
-            spec=spec,
-            api_base=llm.get(f"{r}_api_base") or llm.get("api_base"),
-            temperature=llm.get(f"{r}_temperature"),
-            max_tokens=llm.get(f"{r}_max_tokens"),
-            tool_mode=llm.get(f"{r}_tool_mode") or llm.get("tool_mode"),
-        )
+    roles = role_configs(cfg)
     ctx = None
-    if any(rc and not rc.is_scripted and rc.spec not in ("human", "none") for rc in roles.values()):
+    if needs_llm(roles):
         from envs.run.llm_flags import make_llm_context
 
         ctx = make_llm_context(cfg.model_dump(), roles)
@@ -230,5 +221,6 @@ def play_on_ray(
 
 
 def cfg_uses_llm(cfg: Any) -> bool:
-    return any(getattr(cfg, r) and not str(getattr(cfg, r)).startswith("scripted") and getattr(cfg, r) not in ("human", "none")
-               for r in ("agent", "user", "judge"))
+    from envs.run.args import needs_llm, role_configs
+
+    return needs_llm(role_configs(cfg))
