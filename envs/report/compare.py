@@ -16,6 +16,8 @@ and short name.
 
 from __future__ import annotations
 
+from rich.markup import escape  # a message may hold brackets (paths, gold[3], .[ray]): never markup
+
 import argparse
 import json
 import sys
@@ -152,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         c = compare(Path(args.a), Path(args.b))
     except SpecError as e:
-        console.print(f"[red]error:[/red] {e}", soft_wrap=True, highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True, highlight=False)
         return 2
     print_comparison(c, args.alpha, console, top=args.top)
     if args.json:

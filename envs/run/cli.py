@@ -20,6 +20,8 @@ episode ``envs.run.flag_check`` and ``envs.run.prerun``; this module runs them i
 
 from __future__ import annotations
 
+from rich.markup import escape  # a message may hold brackets (paths, gold[3], .[ray]): never markup
+
 import argparse
 import asyncio
 import json
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         check_flags(args)
         return _main(args, console)
     except SpecError as e:
-        console.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/yellow]: finished episodes are saved; continue with --resume RUN_DIR")

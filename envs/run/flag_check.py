@@ -41,6 +41,11 @@ def check_flags(args: argparse.Namespace) -> None:
         v = getattr(args, f"{role}_temperature", None)
         if v is not None and not v >= 0:
             raise SpecError(f"--{role}-temperature: must be at least 0 (got {v:g})")
+    if getattr(args, "backend", None) == "ray":
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise SpecError("--backend ray: Ray is not installed (install the ray extra: pip install -e '.[ray]')")
     if getattr(args, "resume", None):
         d = Path(args.resume)
         if not d.exists():

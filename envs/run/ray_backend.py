@@ -42,7 +42,7 @@ def ray_module():
     try:
         import ray
     except ImportError:
-        raise SpecError("--backend ray: Ray is not installed (pip install 'sitgym[ray]')") from None
+        raise SpecError("--backend ray: Ray is not installed (install the ray extra of sitgym)") from None
     return ray
 
 

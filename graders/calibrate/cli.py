@@ -7,6 +7,8 @@ statistics themselves are ``graders.calibrate.calibration``. Bad input: one line
 
 from __future__ import annotations
 
+from rich.markup import escape  # a message may hold brackets (paths, gold[3], .[ray]): never markup
+
 import argparse
 import asyncio
 import json
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         held_items = load_gold(domain, heldout) if heldout else None
         held_rows = asyncio.run(run_calibration(domain, held_items, judge, seed=args.seed, concurrency=args.concurrency)) if heldout else None
     except SpecError as e:
-        console.print(f"[red]error:[/red] {e}", soft_wrap=True, highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True, highlight=False)
         return 2
     cal = report(rows, args.threshold)
     cal["judge"] = args.judge
