@@ -78,6 +78,7 @@ class DomainCache:
     template: bytes | None = None
     initial: dict[str, bytes] = field(default_factory=dict)
     goal: dict[str, tuple[bytes, Any, list[str]]] = field(default_factory=dict)
+    initial_ids: dict[str, dict[str, int]] = field(default_factory=dict)
     replay_state: Any = None  # one reused EpisodeState for goal replays
 
 
@@ -177,6 +178,7 @@ class Domain:
                 cache.replay_state = EpisodeState(self.base, self.initial_bytes(task))
             st = cache.replay_state
             st.load(self.initial_bytes(task))
+            cache.initial_ids[task.id] = _largest_ids(st.conn, self.base.metadata)
             problems = []
             for a in task.expected_actions:
                 # Annotators may include the user's own tool calls (e.g. a student's answer).
@@ -186,6 +188,15 @@ class Domain:
                     problems.append(f"{a.name}: {out.output}")
             cache.goal[task.id] = (st.snapshot(), st.touched.copy(), problems)
         return cache.goal[task.id]
+
+    def initial_ids(self, task: Task) -> dict[str, int]:
+        """Per table with one integer key, the largest key in the task's initial state: a row
+        with a larger key is one the episode (or the goal replay) created, which the grader
+        matches by content rather than by id (graders.outcome.state_diff)."""
+        if task.id not in self.cache.initial_ids:
+            self.cache.goal.pop(task.id, None)
+            self.goal(task)
+        return self.cache.initial_ids[task.id]
 
     # -- data -------------------------------------------------------------------------
 
@@ -290,3 +301,16 @@ class Domain:
         if task.persona is None or isinstance(task.persona, Persona):
             return task.persona
         return get_persona(task.persona, self.name)
+
+
+def _largest_ids(conn: Any, metadata: Any) -> dict[str, int]:
+    out = {}
+    for t in metadata.sorted_tables:
+        pk = list(t.primary_key.columns)
+        try:
+            is_int = len(pk) == 1 and pk[0].type.python_type is int
+        except NotImplementedError:  # a type with no Python equivalent: not an integer key
+            is_int = False
+        if is_int:
+            out[t.name] = conn.execute(f'SELECT max("{pk[0].name}") FROM "{t.name}"').fetchone()[0] or 0
+    return out

@@ -91,6 +91,7 @@ class Episode:
             self.state = EpisodeState(self.domain.base, self.domain.initial_bytes(self.task))
         else:
             self.state.load(self.domain.initial_bytes(self.task))
+        self.state.new_ids.seed = self.seed  # new rows' ids differ between episodes of a task
 
     @property
     def done(self) -> bool:
@@ -119,7 +120,8 @@ class Episode:
             return last
         self.state.session.commit()
         touched = goal_touched | self.state.touched
-        met = not diff_connection(self.state.conn, goal_bytes, self.domain.base.metadata, touched, self.task.ignore_columns)
+        met = not diff_connection(self.state.conn, goal_bytes, self.domain.base.metadata, touched, self.task.ignore_columns,
+                                  new_after=self.domain.initial_ids(self.task))
         self._goal_checked = (len(self.events), met)
         return met
 

@@ -75,6 +75,7 @@ def replay(domain: Domain, rec: EpisodeRecord, state: EpisodeState | None = None
         state = EpisodeState(domain.base, domain.initial_bytes(task))
     else:
         state.load(domain.initial_bytes(task))
+    state.new_ids.seed = rec.seed  # the ids the episode's tools handed out
     mismatches: list[str] = []
     for i, ev in enumerate(rec.transcript):
         if not isinstance(ev, ToolEvent):

@@ -17,6 +17,7 @@ writes the same way), so this is exact; read caches rely on it too.
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from typing import Any
 
@@ -85,6 +86,32 @@ class _SharedDialect:
 _SHARED: dict[int, _SharedDialect] = {}
 
 
+# The widest gap between the ids a template holds and an episode's first new one (see NewIds).
+ID_GAP_MAX = 400
+
+
+class NewIds:
+    """The ids an episode gives new rows: one past the table's largest, and, in an episode
+    with a ``seed``, at least a gap past the ids the table held when the episode first asked,
+    the gap drawn from the seed and the table (other customers' rows in the meantime), so two
+    episodes of a task do not both hand out refund 144. Without a seed (goal replays, tests)
+    the gap is 0. The grader matches new rows by content, not by id
+    (graders.outcome.state_diff), so the gap never decides a grade."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self._floor: dict[str, int] = {}  # the table's largest id when the episode first asked
+
+    def next(self, conn: sqlite3.Connection, table: str, column: str = "id") -> int:
+        """The id of the next new row of ``table`` (integer key ``column``)."""
+        top = conn.execute(f'SELECT max("{column}") FROM "{table}"').fetchone()[0] or 0
+        if self.seed is None:
+            return top + 1
+        floor = self._floor.setdefault(table, top)  # a rolled-back first call leaves the floor as it was
+        gap = random.Random(f"{self.seed}:{table}").randint(1, ID_GAP_MAX)
+        return max(top + 1, floor + 1 + gap)
+
+
 class EpisodeState:
     """One episode's private database, reachable as a SQLAlchemy session."""
 
@@ -101,6 +128,7 @@ class EpisodeState:
         # Tools reach their episode (raw connection, ``touched``) through the session they are given.
         self.session.info["episode_state"] = self
         self.touched = Touched()
+        self.new_ids = NewIds()  # the episode sets its seed (envs.episode.step.Episode)
         # The bytes the database was last loaded from (None: built in place). Read caches key on it:
         # while a record's rows are untouched, it reads as it did in those bytes.
         self.source: bytes | None = data
@@ -136,6 +164,7 @@ class EpisodeState:
         self.session.expunge_all()
         self.conn.deserialize(data)
         self.touched = Touched()
+        self.new_ids = NewIds()
         self.source = data
 
     def sync(self) -> None:

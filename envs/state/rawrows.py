@@ -118,13 +118,22 @@ class Row:
 class RowSet:
     """The rows one tool call has read or inserted (see module docstring)."""
 
-    def __init__(self, conn: sqlite3.Connection, codecs: dict[str, _Codec], touched: Any) -> None:
+    def __init__(self, conn: sqlite3.Connection, codecs: dict[str, _Codec], touched: Any, new_ids: Any = None) -> None:
         self.conn = conn
+        self._new_ids = new_ids
         self._codecs = codecs
         self._touched = touched
         self._pending: list[Row] = []  # new rows and changed rows, in the order they were made or changed
         self._sql: dict[tuple, str] = {}
         self._identity: dict[tuple[str, tuple], Row] = {}  # one object per row, as in an ORM session
+
+    def next_id(self, table: str, column: str = "id") -> int:
+        """The id for a new row of ``table``: the episode's sequence (``envs.state.database.NewIds``)."""
+        if self._pending:
+            self.save()
+        if self._new_ids is None:
+            return (self.conn.execute(f'SELECT max("{column}") FROM "{table}"').fetchone()[0] or 0) + 1
+        return self._new_ids.next(self.conn, table, column)
 
     def select(self, table: str, order_by: str | None = None, **where: Any) -> list[Row]:
         """Rows of ``table`` whose columns equal ``where`` (SQL ``IS``: None matches NULL), in ``order_by``."""
@@ -236,7 +245,7 @@ def rows_of(session: Session) -> Iterator[RowSet]:
     if st is None:
         raise RuntimeError("rows_of needs a session made by EpisodeState")
     st.sync()
-    rows = RowSet(st.conn, _codecs(st.base.metadata, st.engine.dialect), st.touched)
+    rows = RowSet(st.conn, _codecs(st.base.metadata, st.engine.dialect), st.touched, st.new_ids)
     try:
         yield rows
         rows.save()

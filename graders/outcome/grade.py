@@ -20,7 +20,8 @@ def grade_episode(domain: Domain, task: Task, state: EpisodeState, events: list[
     goal_bytes, goal_touched, _ = domain.goal(task)
     state.session.commit()
     touched = goal_touched | state.touched
-    diff = diff_connection(state.conn, goal_bytes, domain.base.metadata, touched, task.ignore_columns)
+    diff = diff_connection(state.conn, goal_bytes, domain.base.metadata, touched, task.ignore_columns,
+                           new_after=domain.initial_ids(task))
     outputs = check_outputs(task.outputs, events, domain.outputs_mode)
     outputs_ok = all(o.found for o in outputs)
     state_match = not diff

@@ -8,6 +8,15 @@ Declared ignored columns are left out. Rows are reported as *changed* (with
 each differing column's actual and expected value), *unexpected* (only in the
 actual state) and *missing* (only in the goal).
 
+Rows an episode created are matched by content, not by id (``new_after``: per table
+with one integer key, the largest key of the initial state). An agent that issues the
+same refunds in another order, or an episode whose ids start elsewhere
+(``envs.state.database.NewIds``), made the same state: a new row of the actual state
+that equals a new row of the goal in every counted column but the key is renamed to
+that row's key, and the renaming is carried into the columns that reference it
+(``order_items.refund_id``) before they are compared. Tables are matched parents
+first (``MetaData.sorted_tables``).
+
 Only what either side could have touched needs comparing: callers pass table
 names (``tables``), or an ``envs.state.database.Touched`` that also narrows each table
 to the primary keys written (so grading costs O(rows written), not O(state));
@@ -17,7 +26,7 @@ to the primary keys written (so grading costs O(rows written), not O(state));
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from sqlalchemy import MetaData
 
@@ -34,12 +43,14 @@ def diff_connection(
     metadata: MetaData,
     tables: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
+    new_after: Mapping[str, int] | None = None,
 ) -> list[TableDiff]:
-    """Diff the ``main`` database of ``conn`` against the serialized ``goal``."""
+    """Diff the ``main`` database of ``conn`` against the serialized ``goal``; with
+    ``new_after``, created rows are matched by content (see the module docstring)."""
     conn.execute("ATTACH DATABASE ':memory:' AS goal")
     try:
         conn.deserialize(goal, name="goal")
-        return _diff_attached(conn, "main", "goal", metadata, tables, ignore)
+        return _diff_attached(conn, "main", "goal", metadata, tables, ignore, new_after)
     finally:
         conn.execute("DETACH DATABASE goal")
 
@@ -50,23 +61,24 @@ def diff_bytes(
     metadata: MetaData,
     tables: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
+    new_after: Mapping[str, int] | None = None,
 ) -> list[TableDiff]:
     conn = sqlite3.connect(":memory:")
     try:
         conn.deserialize(actual)
-        return diff_connection(conn, goal, metadata, tables, ignore)
+        return diff_connection(conn, goal, metadata, tables, ignore, new_after)
     finally:
         conn.close()
 
 
-def _diff_attached(conn, a: str, b: str, metadata: MetaData, tables, ignore) -> list[TableDiff]:
+def _diff_attached(conn, a: str, b: str, metadata: MetaData, tables, ignore, new_after=None) -> list[TableDiff]:
     ignored: dict[str, set[str]] = {}
     for item in ignore:
         t, c = item.split(".", 1)
         ignored.setdefault(t, set()).add(c)
     names = sorted(metadata.tables) if tables is None else sorted(set(tables) & set(metadata.tables))
     keys_for = getattr(tables, "keys_for", None)
-    out: list[TableDiff] = []
+    found: dict[str, tuple[list[str], list[str], list, list]] = {}
     for name in names:
         t = metadata.tables[name]
         pk = [c.name for c in t.primary_key.columns]
@@ -84,6 +96,12 @@ def _diff_attached(conn, a: str, b: str, metadata: MetaData, tables, ignore) -> 
             only_b = conn.execute(
                 f"SELECT {sel} FROM {b}.{_q(name)} EXCEPT SELECT {sel} FROM {a}.{_q(name)}"
             ).fetchall()
+        found[name] = (cols, pk, only_a, only_b)
+    if new_after and any(fa or fb for _, _, fa, fb in found.values()):
+        _match_created(conn, a, b, metadata, found, new_after, keys_for)
+    out: list[TableDiff] = []
+    for name in names:
+        cols, pk, only_a, only_b = found[name]
         if not only_a and not only_b:
             continue
         td = TableDiff(table=name)
@@ -106,6 +124,69 @@ def _diff_attached(conn, a: str, b: str, metadata: MetaData, tables, ignore) -> 
             else:
                 td.missing.append(dict(zip(cols, rb)))
         out.append(td)
+    return out
+
+
+def _match_created(conn, a: str, b: str, metadata: MetaData, found: dict, new_after: Mapping[str, int], keys_for) -> None:
+    """Rename the actual state's created rows to the goal's created rows they equal (module
+    docstring), editing ``found`` (table -> cols, pk, rows only in a, rows only in b) in place."""
+    rename: dict[str, dict[Any, Any]] = {}  # table -> {actual key: goal key}, where they differ
+    for t in metadata.sorted_tables:  # parents first: a child compares under its parents' renaming
+        name = t.name
+        if name not in found:
+            continue
+        cols, pk, only_a, only_b = found[name]
+        refs = {cols.index(c.name): rename[fk.column.table.name]
+                for c in t.columns if c.name in cols for fk in c.foreign_keys if rename.get(fk.column.table.name)}
+        if refs and pk:
+            # rows equal by their stored values may differ once the keys they point at are renamed
+            rows_a = _rows(conn, a, name, cols, pk, keys_for(name) if keys_for else None)
+            rows_b = _rows(conn, b, name, cols, pk, keys_for(name) if keys_for else None)
+            for k, r in rows_a.items():
+                rows_a[k] = tuple(refs[i].get(v, v) if i in refs else v for i, v in enumerate(r))
+            only_a = [r for k, r in rows_a.items() if rows_b.get(k) != r]
+            only_b = [r for k, r in rows_b.items() if rows_a.get(k) != r]
+        limit = new_after.get(name)
+        if limit is not None and len(pk) == 1 and only_a and only_b:
+            i = cols.index(pk[0])
+
+            def body(r: tuple) -> tuple:
+                return r[:i] + r[i + 1 :]
+
+            pool: dict[tuple, list[tuple]] = {}
+            for r in sorted((r for r in only_b if isinstance(r[i], int) and r[i] > limit), key=lambda r: r[i]):
+                pool.setdefault(body(r), []).append(r)
+            matched_a, matched_b = set(), set()
+            for r in sorted((r for r in only_a if isinstance(r[i], int) and r[i] > limit), key=lambda r: r[i]):
+                same = pool.get(body(r))
+                if same:
+                    g = same.pop(0)
+                    matched_a.add(r[i])
+                    matched_b.add(g[i])
+                    if g[i] != r[i]:
+                        rename.setdefault(name, {})[r[i]] = g[i]
+            only_a = [r for r in only_a if r[i] not in matched_a]
+            only_b = [r for r in only_b if r[i] not in matched_b]
+        found[name] = (cols, pk, only_a, only_b)
+
+
+def _rows(conn, side: str, name: str, cols: list[str], pk: list[str], keys: set[tuple] | None) -> dict[tuple, tuple]:
+    """The rows of ``side``'s table (only those with ``keys``, when given), by primary key."""
+    sel = ", ".join(_q(c) for c in cols)
+    key_idx = [cols.index(k) for k in pk]
+    out: dict[tuple, tuple] = {}
+    if keys is None:
+        for r in conn.execute(f"SELECT {sel} FROM {side}.{_q(name)}"):
+            out[tuple(r[j] for j in key_idx)] = r
+        return out
+    pkcols = ", ".join(_q(k) for k in pk)
+    keys = sorted(keys, key=repr)
+    step = max(1, 900 // len(pk))
+    for j in range(0, len(keys), step):
+        chunk = keys[j : j + step]
+        cond = f"({pkcols}) IN (VALUES {', '.join('(' + ', '.join('?' * len(pk)) + ')' for _ in chunk)})"
+        for r in conn.execute(f"SELECT {sel} FROM {side}.{_q(name)} WHERE {cond}", [v for k in chunk for v in k]):
+            out[tuple(r[x] for x in key_idx)] = r
     return out
 
 

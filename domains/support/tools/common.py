@@ -96,7 +96,8 @@ def _default_address(r: RowSet, customer_id: str) -> Row | None:
 
 
 def _next_id(r: RowSet, table: str) -> int:
-    return (r.scalar(f'SELECT max(id) FROM "{table}"') or 0) + 1
+    # the episode's sequence: ids differ between episodes of a task (envs.state.database.NewIds)
+    return r.next_id(table)
 
 
 def _paid_cents(r: RowSet, order_id: str) -> int:
