@@ -35,11 +35,32 @@ TOPICS_FILE = "topics.yaml"
 DEFAULT_ACTS: dict[str, list[str]] = {
     # a sentence that asks for something without a question mark
     "request": [
-        r"^(?:please |kindly |now |first,? |also,? |and )?(?:tell|give|send|share|confirm|provide|check|look|ask|"
-        r"let me know|drop me|type|enter|read me|go and)\b",
-        r"\b(?:could|can|would|will) you\b", r"\bI(?:'ll| will|'d| would)? need\b", r"\bmay I (?:have|ask|get)\b",
-        r"\bI(?:'d| would) like to (?:know|ask|have)\b", r"\bplease\b.*\b(?:tell|send|give|share|check|confirm|let)\b",
-        r"\bwhat(?:'s| is) the\b", r"\bmind (?:telling|sharing|checking)\b",
+        # an imperative, or a polite frame around one
+        r"^(?:(?:please|kindly|pls|now|first|also|and|so|then|ok(?:ay)?|right|sorry|great|thanks|lastly|finally|next)[,!]? )*"
+        r"(?:tell|give|send|share|confirm|provide|check|look|ask|let me know|drop|type|enter|read|go|state|indicate|describe|"
+        r"explain|specify|list|include|verify|double-check|write|fill|pop|have a|take a|try|see if|find|reply|note down|say|"
+        r"grab|add|mention|supply|quote|spell|remind)\b",
+        r"\b(?:could|can|would|will) (?:you|u)\b", r"\b(?:please|pls|plz|kindly)\b(?! (?:note|be aware|allow|bear|hold|wait|don'?t))",
+        r"\bI(?:'ll|'d| will| would| do| also| first| just| still| only)*(?: just| first| also| only| still)? (?:need|require)\b",
+        r"\b(?:may|might|can|could) I (?:have|ask|get|grab|trouble|take|just|also|check|confirm|see|know)\b",
+        r"\bI(?:'d| would) like to (?:know|ask|have|check|confirm|get)\b", r"\bif you (?:could|can(?!'t|not)|would|don'?t mind|'d)\b",
+        r"\bmind (?:\w+ing)\b", r"\b(?:need|want) (?:you|u) to\b", r"\blet (?:me|us) (?:know|have)\b",
+        r"\bwhat(?:'s| is| was) (?:the|your)\b", r"\bI(?:'m| am) (?:after|looking for) (?:the|your)\b",
+        r"\b(?:just )?need (?:the|your|a)\b", r"\bhelp me (?:with|out with|find|locate)\b",
+    ],
+    # a sentence worded as a question though it lacks the question mark
+    "question": [
+        r"^(?:(?:and|so|also|ok(?:ay)?|right|sorry|great|thanks|now|then|lastly|first|hmm|ah|oh)[,!]? )*"
+        r"(?:what|which|where|who|whom|whose|when|how|why|is|are|was|were|do|does|did|could|can|would|will|have|has|had|"
+        r"may|might|shall|should|any chance|any idea)\b(?! (?:do|be|say)\b\.?$)",
+    ],
+    # the agent proposes to do something and wants a yes or no: what it names is not asked for
+    "offer": [
+        r"\bwould you like me to\b", r"\bdo you want me to\b", r"\bwant me to\b", r"\b(?:shall|should) I\b",
+        r"\b(?:may|can) I go ahead\b", r"\bI can\b.*\bif you(?:'d)? like\b", r"\bshall we\b",
+        # a value the agent already has, read back ("is 55 Elm Road still right?")
+        r"^(?:(?:and|so|just to confirm|to confirm|just checking)[,:]? )*(?:is|are) (?=.*(?:\d|@))(?=.*\b(?:still|right|correct)\b)",
+        r"\bjust to confirm\b", r"\bto confirm, you\b",
     ],
     "choice": [
         r"\bwhich (?:one |option )?(?:would|do|should|will) you\b", r"\bwould you (?:prefer|rather|like)\b",
@@ -83,6 +104,7 @@ DEFAULT_ACTS: dict[str, list[str]] = {
     ],
 }
 
+_REFERS_BACK = re.compile(r"\bwhich (?:one|of (?:them|those|these|the two))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
 
 
@@ -181,12 +203,16 @@ class Recogniser:
         for s in sentences:
             here = self._topics_in(s)
             r.mentioned |= here
-            asks = s.endswith("?") or "?" in s or self._is("request", s)
+            asks = "?" in s or self._is("request", s) or self._is("question", s)
+            if asks and here and self._is("offer", s) and not re.search(r"\bor\b", s, re.I):
+                here = set()  # a proposal to be answered yes or no: it names these, it does not ask for them
             closing = self._is("closing", s)
             r.closing |= closing
             if asks and not (closing and not here):
                 r.question = True
-                r.topics |= here or (prev if self._is("choice", s) else set())
+                # "which would you prefer?" / "which one is it?" ask about what the sentence before named
+                refers_back = self._is("choice", s) or _REFERS_BACK.search(s) is not None
+                r.topics |= here or (prev if refers_back else set())
             if asks and self._is("choice", s):
                 r.choice = True
             if asks and self._is("confirm", s) and not self._is("what_wanted", s):
