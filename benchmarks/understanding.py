@@ -4,9 +4,10 @@
 
 The probe sets in ``tests/probes/`` were written by helpers who never saw the recognisers:
 agent messages labelled with what they ask the customer for (support), and tutor messages
-labelled with whether they address the student's misconception (tutoring). ``dev`` sets are
-development material (the recognisers were extended against their misses); ``heldout`` sets
-were only measured. Prints, per set, recall (what was asked and understood) and false
+labelled with whether they address the student's misconception (tutoring), each set by its own
+author. ``dev`` and ``dev2`` sets are development material (the recognisers were extended
+against their misses, ``dev2`` after it had been measured once as a fresh set); ``heldout``
+sets were only ever measured. Prints, per set, recall (what was asked and understood) and false
 positives (understood as asking what it did not), with Wilson 95% intervals; per label with
 ``--by-label``; every miss with ``--misses``. Asserts nothing.
 """
@@ -93,11 +94,11 @@ def _ci(k: int, n: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", choices=["dev", "heldout", "all"], default="all")
+    ap.add_argument("--set", choices=["dev", "dev2", "heldout", "all"], default="all")
     ap.add_argument("--misses", action="store_true", help="print every miss and false positive")
     ap.add_argument("--by-label", action="store_true")
     a = ap.parse_args(argv)
-    sets = ["dev", "heldout"] if a.set == "all" else [a.set]
+    sets = ["dev", "dev2", "heldout"] if a.set == "all" else [a.set]
     for domain, score, what in [("support", score_support, "asked for"), ("tutoring", score_tutoring, "addresses")]:
         for s in sets:
             path = PROBES / f"{domain}_{s}.yaml"

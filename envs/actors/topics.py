@@ -2,18 +2,25 @@
 
 A domain declares its topics in ``topics.yaml`` beside its package (``load_topics``):
 per topic the words people use for it (``words``: phrases, matched on word
-boundaries, case-insensitive), optional question ``patterns`` (regexes), and
-``group`` (the topic also stands for any of these, e.g. a remedy is a refund, a
-replacement or store credit). ``entities`` name values a user tool's arguments can
-take from the conversation (``order_id: 'O-\\d{5}'``); ``acts`` add patterns to the
-English defaults below. The engine holds no domain's words: every topic comes from
-the domain's file.
+boundaries, case-insensitive), optional question ``patterns`` (regexes), ``group``
+(the topic also stands for any of these, e.g. a remedy is a refund, a replacement or
+store credit) and ``part_of`` (asked together with one of these, the topic is part of
+it: the postcode of a new address is not the identity check's zip). ``entities`` name
+values a user tool's arguments can take from the conversation (``order_id:
+'O-\\d{5}'``); ``acts`` add patterns to the English defaults below. The engine holds
+no domain's words: every topic comes from the domain's file.
 
 ``Recogniser.read(message)`` returns a ``Reading``: the topics the message *asks
-about* (a topic counts only in a sentence that asks or requests something, or in
-the sentence just before a bare "which would you prefer?"), and whether the
-message is a question, asks what the user wants, an offer of choices, a confirmation request, a refusal, a
-statement that something is done, or a closing ("anything else?").
+about*, and whether the message is a question, asks what the user wants, offers
+choices, asks for a confirmation, refuses, says something is done, or closes
+("anything else?"). A topic counts as asked in a sentence that asks or requests
+something, with or without a question mark ("I'll just need the postcode"), in a list
+item under a line that asks ("I need two things:"), or in the sentence before a bare
+"which would you prefer?" / "which one?"; not in a proposal to be answered yes or no
+("shall I send the replacement?"), nor in a leading clause that gives a reason ("since
+the email didn't match, ..."). Chat spellings ("whats ur zip") are read as the words
+they stand for. How well this carries over to wordings its authors did not write is
+measured by ``benchmarks/understanding.py`` on probe sets written blind to it.
 """
 
 from __future__ import annotations
@@ -47,7 +54,14 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\bmind (?:\w+ing)\b", r"\b(?:need|want) (?:you|u) to\b", r"\blet (?:me|us) (?:know|have)\b",
         r"\bwhat(?:'s| is| was) (?:the|your)\b", r"\bI(?:'m| am) (?:after|looking for) (?:the|your)\b",
         r"\b(?:just )?need (?:the|your|a)\b", r"\bhelp me (?:with|out with|find|locate)\b",
+        r"\b(?:tell|give|send|share|drop|text) (?:me|us)\b", r"\blet (?:me|us) know\b", r"\bworth (?:asking|checking|a look|trying|a knock)\b",
+        r"\bwould (?:do the job|do nicely|do fine|help|be (?:great|helpful|perfect|ideal|handy))\b",
+        # an imperative after a leading clause ("If you've got a sec, have a look ...")
+        r"[,:;]\s+(?:(?:just|then|please|kindly)\s+)?(?:tell|give|send|share|check|look|have a|take a|knock|ask|pop|try|see if|"
+        r"confirm|provide|drop|type|pop)\b",
     ],
+    # a sentence that opens with a question word (a "shall I" inside it is not an offer)
+    "question_word": [r"^(?:(?:and|so|ok(?:ay)?|right|great|now|then)[,!]? )*(?:what|which|where|who|whom|whose|when|how)\b"],
     # a sentence worded as a question though it lacks the question mark
     "question": [
         r"^(?:(?:and|so|also|ok(?:ay)?|right|sorry|great|thanks|now|then|lastly|first|hmm|ah|oh)[,!]? )*"
@@ -60,7 +74,8 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\b(?:may|can) I go ahead\b", r"\bI can\b.*\bif you(?:'d)? like\b", r"\bshall we\b",
         # a value the agent already has, read back ("is 55 Elm Road still right?")
         r"^(?:(?:and|so|just to confirm|to confirm|just checking)[,:]? )*(?:is|are) (?=.*(?:\d|@))(?=.*\b(?:still|right|correct)\b)",
-        r"\bjust to confirm\b", r"\bto confirm, you\b",
+        r"\bjust to (?:confirm|double[- ]?check|check|be sure|make sure)\b", r"\bto confirm, you\b",
+        r",\s*(?:correct|right|yes|is that right|is that correct)\?\s*$",
     ],
     "choice": [
         r"\bwhich (?:one |option )?(?:would|do|should|will) you\b", r"\bwould you (?:prefer|rather|like)\b",
@@ -104,8 +119,38 @@ DEFAULT_ACTS: dict[str, list[str]] = {
     ],
 }
 
-_REFERS_BACK = re.compile(r"\bwhich (?:one|of (?:them|those|these|the two))\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+_REFERS_BACK = re.compile(r"\bwhich (?:one|of (?:them|those|these|the (?:two|three|four|above)))\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.?!])\s+")
+# chat spellings, read as the words they stand for (before any topic or act is matched)
+_CHAT = [(re.compile(p, re.I), r) for p, r in [
+    (r"\bwhats\b", "what's"), (r"\bwheres\b", "where's"), (r"\bur\b", "your"), (r"\bu\b", "you"), (r"\bpl[sz]\b", "please"),
+    (r"\bplz\b", "please"), (r"\baddy\b", "address"), (r"\bthx\b", "thanks"), (r"\bpls\b", "please"),
+    (r"\b(order|ref|reference|confirmation) ?#", r"\1 number"),
+]]
+# a leading clause giving a reason ("since the email didn't match, ..."): what it names is not asked
+_REASON = re.compile(
+    r"^(?:(?:since|because|as|now that|given that|seeing as)\b|if (?:the|your|that|this) \w+(?: \w+)? (?:isn'?t|doesn'?t|didn'?t|"
+    r"won'?t|can'?t|is not|does not|did not|fails?|failed|bounced)\b)[^,:;\u2014]*[,:;\u2014]\s*", re.I)
+# a list item ("- your email", "1. the zip"): asked when the line that opened the list asked
+_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
+
+
+def _sentences(message: str | None) -> list[tuple[str, bool]]:
+    """The message's sentences (chat spellings read plainly), each with whether it is a list item."""
+    out = []
+    for line in (message or "").splitlines():
+        m = _ITEM.match(line)
+        body = line[m.end():] if m else line
+        for i, sent in enumerate(x.strip() for x in _SENTENCE.split(body)):
+            if sent:
+                out.append((_plain(sent), bool(m) and i == 0))
+    return out
+
+
+def _plain(text: str) -> str:
+    for rx, rep in _CHAT:
+        text = rx.sub(rep, text)
+    return text
 
 
 class TopicSpec(Spec):
@@ -114,6 +159,8 @@ class TopicSpec(Spec):
     words: list[str] = Field(default_factory=list)
     patterns: list[str] = Field(default_factory=list)
     group: list[str] = Field(default_factory=list)
+    # asked together with one of these, this topic is a part of it (a postcode within a new address)
+    part_of: list[str] = Field(default_factory=list)
 
     @field_validator("patterns")
     @classmethod
@@ -187,9 +234,12 @@ class Recogniser:
 
     def _topics_in(self, text: str) -> set[str]:
         found = {n for n, res in self._topic_res.items() if any(r.search(text) for r in res)}
-        for n, t in self.spec.topics.items():  # a member of a group stands for the group too
-            if any(m in found for m in t.group):
-                found.add(n)
+        found -= {n for n in found if any(o in found for o in self.spec.topics[n].part_of)}
+        members = {m for t in self.spec.topics.values() for m in t.group}
+        if found <= members:  # a member stands for its group, unless the sentence is about something else
+            for n, t in self.spec.topics.items():
+                if any(m in found for m in t.group):
+                    found.add(n)
         return found
 
     def _is(self, act: str, text: str) -> bool:
@@ -197,14 +247,16 @@ class Recogniser:
 
     def read(self, message: str) -> Reading:
         """The message's topics and acts (see the module docstring)."""
-        sentences = [s.strip() for s in _SENTENCE.split(message or "") if s and s.strip()]
         r = Reading()
         prev: set[str] = set()
-        for s in sentences:
-            here = self._topics_in(s)
-            r.mentioned |= here
-            asks = "?" in s or self._is("request", s) or self._is("question", s)
-            if asks and here and self._is("offer", s) and not re.search(r"\bor\b", s, re.I):
+        list_asks = False  # the line before a list asked ("I'll need two things:")
+        for s, item in _sentences(message):
+            here = self._topics_in(_REASON.sub("", s))
+            r.mentioned |= self._topics_in(s)
+            asks = "?" in s or self._is("request", s) or self._is("question", s) or (item and list_asks)
+            if not item:
+                list_asks = asks and s.rstrip().endswith(":")
+            if asks and here and self._is("offer", s) and not self._is("question_word", s) and not re.search(r"\bor\b", s, re.I):
                 here = set()  # a proposal to be answered yes or no: it names these, it does not ask for them
             closing = self._is("closing", s)
             r.closing |= closing
@@ -215,7 +267,7 @@ class Recogniser:
                 r.topics |= here or (prev if refers_back else set())
             if asks and self._is("choice", s):
                 r.choice = True
-            if asks and self._is("confirm", s) and not self._is("what_wanted", s):
+            if asks and self._is("confirm", s) and not self._is("what_wanted", s) and not self._is("question_word", s):
                 r.confirm = True
             r.refusal |= self._is("refusal", s) and not self._is("confirm", s)
             r.done |= self._is("done", s)
@@ -245,9 +297,10 @@ def load_topics(package_dir: Path | None) -> Recogniser:
         return Recogniser()
     spec = load_one(TopicsFile, path)
     for name, t in spec.topics.items():
-        for i, g in enumerate(t.group):
-            if g not in spec.topics:
-                raise SpecError(f"{path}: topics.{name}.group.{i}: unknown topic {g!r}")
+        for field_name in ("group", "part_of"):
+            for i, g in enumerate(getattr(t, field_name)):
+                if g not in spec.topics:
+                    raise SpecError(f"{path}: topics.{name}.{field_name}.{i}: unknown topic {g!r}")
     for name, pat in spec.entities.items():
         try:
             re.compile(pat)
