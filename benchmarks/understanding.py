@@ -4,7 +4,8 @@
 
 The probe sets in ``tests/probes/`` were written by helpers who never saw the recognisers:
 agent messages labelled with what they ask the customer for (support), and tutor messages
-labelled with whether they address the student's misconception (tutoring), each set by its own
+labelled with whether they address the student's misconception (tutoring: in general, and for
+the shipped tasks, with the real problem and the student's wrong working), each set by its own
 author. ``dev`` and ``dev2`` sets are development material (the recognisers were extended
 against their misses, ``dev2`` after it had been measured once as a fresh set); ``heldout``
 sets were only ever measured. Prints, per set, recall (what was asked and understood) and false
@@ -85,6 +86,36 @@ def score_tutoring(path: Path) -> dict:
             "false_items": false}
 
 
+def score_tutoring_tasks(path: Path) -> dict:
+    """Tutor messages written for the shipped tasks (the real problem and the student's wrong
+    working), judged as the scripted student hears them: with its problem in mind."""
+    from domains.tutoring.hint_ideas import addressed_in
+    from envs.domain import get_domain
+
+    tasks = get_domain("tutoring").tasks
+    items = yaml.safe_load(path.read_text(encoding="utf-8"))["items"]
+    hit = pos = fp = neg = 0
+    by: dict[str, list[int]] = {}
+    misses, false = [], []
+    for it in items:
+        mind = tasks[it["task"]].extra["student_mind"]
+        got = addressed_in(mind, it["message"]) is not None
+        if it["addresses"]:
+            pos += 1
+            hit += got
+            by.setdefault(it["misconception"], [0, 0])[0] += got
+            by[it["misconception"]][1] += 1
+            if not got:
+                misses.append((it["task"], it["message"]))
+        else:
+            neg += 1
+            fp += got
+            if got:
+                false.append((it["task"], it["message"]))
+    return {"items": len(items), "recall": (hit, pos), "false": (fp, neg), "by": by, "misses": misses,
+            "false_items": false}
+
+
 def _ci(k: int, n: int) -> str:
     from graders.statistics import wilson
 
@@ -99,16 +130,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--by-label", action="store_true")
     a = ap.parse_args(argv)
     sets = ["dev", "dev2", "heldout"] if a.set == "all" else [a.set]
-    for domain, score, what in [("support", score_support, "asked for"), ("tutoring", score_tutoring, "addresses")]:
+    for domain, score, what in [("support", score_support, "asked for"), ("tutoring", score_tutoring, "addresses"),
+                                ("tutoring_tasks", score_tutoring_tasks, "addresses")]:
         for s in sets:
             path = PROBES / f"{domain}_{s}.yaml"
             if not path.exists():
-                print(f"{domain} {s}: {path.name} absent")
                 continue
             r = score(path)
             false_what = "asked for what it did not" if domain == "support" else "non-addressing read as addressing"
-            print(f"{domain:8} {s:8} {what}: understood {_ci(*r['recall'])}; {false_what}: {_ci(*r['false'])}"
-                  + ("" if domain == "tutoring" else " (per message)"))
+            shown = domain.replace("tutoring_tasks", "tutoring (its tasks)")
+            print(f"{shown:8} {s:8} {what}: understood {_ci(*r['recall'])}; {false_what}: {_ci(*r['false'])}"
+                  + (" (per message)" if domain == "support" else ""))
             if a.by_label:
                 for label, (k, n) in sorted(r["by"].items()):
                     print(f"    {label:22} {k}/{n}")

@@ -17,7 +17,8 @@ Contract, each turn:
 * It shows its wrong answer before anything can change its mind; after that it
   lets go of the misconception once a tutor message (or a hint given with
   ``give_hint``) addresses one of the misconception's ideas in any words
-  (``hint_ideas.addressed``), and says so in its own words.
+  or the problem itself (``hint_ideas.addressed_in``: the quantity it left out, the
+  operation it got wrong, a number only its mistake uses), and says so in its own words.
 * It corrects a slip once the tutor points at its working or says it is wrong;
   answers a pending clarification; reveals a hidden fact when asked for it;
   says "I don't know" to a personal question its scenario gives no answer to.
@@ -46,7 +47,7 @@ from envs.spec.loading import load_list
 from envs.spec.schema import Situation
 
 from . import student_lines as L
-from .hint_ideas import addressed, ideas
+from .hint_ideas import addressed_in, ideas
 from .problems import HERE, fmt, numbers_in, parse_number
 
 POSITIVE = re.compile(
@@ -205,7 +206,7 @@ class ScriptedStudent:
                 if hf.id == "tried" and self.active:
                     self.shown_wrong = True
         revised = False
-        if self.active and self.shown_wrong and not self.stubborn and addressed(self.code, heard):
+        if self.active and self.shown_wrong and not self.stubborn and addressed_in(self.mind, heard):
             self.active, revised = False, True
             pre.append(ideas()[self.code].realises)
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
