@@ -140,6 +140,71 @@ def test_bad_topic_or_user_tool_call_fails_at_load_naming_file_and_field(support
         support.validate_task(bad_days, "f.yaml")
 
 
+# -- what a blind human playing the agent ran into (each a class, in words of our own) ------
+
+
+def _task(**sc):
+    return Task(id="t", domain="support", scenario=Scenario(goal="g", request="Something is wrong with O-12345.", **sc))
+
+
+def test_a_candidate_put_to_the_user_is_answered_with_the_fact_not_a_yes(support):
+    task = _task(hidden_facts=[{"id": "o", "fact": "Oh, my mistake: it's O-55555.", "topic": "order_number"}])
+    u = ScriptedUser()
+    _say(u, support, task, None)
+    r = _say(u, support, task, "I can't find O-12345 on your account. The only order with a lamp in it is O-55555. "
+                               "Is that the one you're talking about?")
+    assert "O-55555." in r.content and "go ahead" not in r.content.lower() and not r.stop
+
+
+def test_being_asked_to_confirm_facts_gives_the_facts_and_no_go_ahead(support):
+    task = _task(hidden_facts=[{"id": "e", "fact": "My email is a@b.c.", "topic": "email"},
+                               {"id": "z", "fact": "My zip code is 12345.", "topic": "zip"}], accepts=True)
+    u = ScriptedUser()
+    _say(u, support, task, None)
+    r = _say(u, support, task, "Before anything else, please confirm your identity with the email on the account and your zip.")
+    assert "a@b.c" in r.content and "12345" in r.content and "go ahead" not in r.content.lower()
+
+
+def test_a_read_back_is_a_yes_not_a_restatement_and_a_new_question_is_not_answered_with_old_facts(support):
+    task = _task(hidden_facts=[{"id": "z", "fact": "My zip code is 12345.", "topic": "zip"},
+                               {"id": "a", "fact": "The new address is 9 Oak Street, Salem, OR 97301.", "topic": "new_address"}],
+                 accepts=True)
+    u = ScriptedUser()
+    _say(u, support, task, None)
+    _say(u, support, task, "What is your zip code?")
+    r = _say(u, support, task, "Thanks. Where should it go now? Please include the street, city, state and zip.")
+    assert "9 Oak Street" in r.content and "12345" not in r.content
+    r = _say(u, support, task, "Is it okay if I change the delivery address to 9 Oak Street, Salem, OR 97301?")
+    assert "9 Oak Street" not in r.content and r.content.strip()
+
+
+def test_check_with_them_refers_to_the_neighbour_just_named(support):
+    task = _task(user_tools=[{"tool": "ask_neighbour", "topic": "neighbour", "say": "Asked: {result}"},
+                             {"tool": "check_doorstep", "topic": "doorstep", "say": "Looked: {result}"}],
+                 hidden_facts=[{"id": "o", "fact": "It's O-55555.", "topic": "order_number"}])
+    support.validate_task(task, "inline")
+    u, calls = ScriptedUser(), []
+    _say(u, support, task, None)
+    _say(u, support, task, "The driver left it with a neighbour at number 14. Could you check with them, and also "
+                           "look at your doorstep?", calls)
+    assert {n for n, _ in calls} == {"ask_neighbour", "check_doorstep"}
+
+
+def test_leaving_after_a_refusal_is_not_a_thank_you_for_something_done(support):
+    from envs.spec.personas import all_personas
+
+    hostile = next(p for p in all_personas("support") if (p.dimensions or {}).get("temperament") == "hostile")
+    task = _task(done_when=["can't be changed"])
+    u = ScriptedUser()
+    turn = _turn(support, task, None)
+    turn.persona = hostile
+    asyncio.run(u.reply(turn))
+    turn = _turn(support, task, "I'm sorry, the address can't be changed once the parcel has left. Anything else?")
+    turn.persona = hostile
+    r = asyncio.run(u.reply(turn))
+    assert r.stop and "About time" not in r.content
+
+
 # -- whole runs -------------------------------------------------------------------------------
 
 REPEATS = 8
@@ -154,6 +219,14 @@ def _run(domain, make_agent):
                                              seed=episode_seed(0, task.id, rep), repeat=rep))
         return out
     return asyncio.run(go())
+
+
+def support_lines() -> list:
+    return [s.scripted for s in get_domain("support").situations.values() if s.scripted]
+
+
+def _situation_lines(scripted: list) -> set[str]:
+    return {x for sl in scripted for x in [*sl.prefix, *sl.suffix] if len(x) > 12}
 
 
 def _pass1(records):
@@ -180,6 +253,9 @@ def test_main_run_users_do_not_repeat_leak_errors_or_run_out_the_clock(runs, age
     for r in recs:
         said = collections.Counter(e.content for e in r.transcript if e.kind == "user")
         assert max(said.values()) == 1, (r.episode_id, said.most_common(1))
+        # nor a situation's line twice ("I am furious right now" three times is a template)
+        lines = collections.Counter(x for e in r.transcript if e.kind == "user" for x in _situation_lines(support_lines()) if x in e.content)
+        assert not lines or max(lines.values()) == 1, (r.episode_id, lines.most_common(1))
         for text in said:
             assert not any(x in text for x in ("Error:", "invalid arguments", "Field required")), (r.episode_id, text)
     ended = sum(r.termination in ("user_stop", "transfer") for r in recs)

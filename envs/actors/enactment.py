@@ -5,7 +5,9 @@ fits a point when its ``fits`` entry allows it: the opening or a later turn, an
 answer to the agent's question or not, and warm lines (thanks, kind words) never
 from a cold persona nor after a turn played in a cold mood. ``enact`` picks one
 fitting prefix and suffix with the episode's rng and says whether the situation
-could be played at all: it cannot when a list it has holds no fitting line, or
+could be played at all: it cannot when a list it has holds no fitting line (a line
+already said this episode fits no more: "I am furious right now" three times is a
+template, not a person), or
 when a withholding situation is drawn after the opening (nothing is volunteered
 any more, so nothing can be held back). The caller labels the turn with what was
 played, so rules judged on the agent's reply fit the message it answers.
@@ -26,6 +28,7 @@ class Point:
     opening: bool
     answering: bool  # the message answers something the agent asked
     cold: bool  # the persona is cold, or an earlier turn was played in a cold mood
+    said: frozenset[str] = frozenset()  # lines the user has already said this episode
 
 
 @dataclass
@@ -57,7 +60,7 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
         if not options:
             out.append("")
             continue
-        ok = [x for x in options if fits(x, lines.fits.get(x), at)]
+        ok = [x for x in options if fits(x, lines.fits.get(x), at) and (not x or x not in at.said)]
         pick = rng.random()
         if not ok:
             played = False

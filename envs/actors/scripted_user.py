@@ -67,6 +67,7 @@ class ScriptedUser:
     refusals: int = 0
     idle_turns: int = 0
     said: set[str] = field(default_factory=set)
+    lines_said: set[str] = field(default_factory=set)  # situation lines used (each said once)
     cold_seen: bool = False
     uses: dict[str, int] = field(default_factory=dict)
     _words: Any = None
@@ -81,7 +82,8 @@ class ScriptedUser:
         cold = replies.is_cold(dims) or self.cold_seen
 
         if turn.agent_message is None:
-            en = enact(lines, Point(opening=True, answering=False, cold=cold or bool(lines and lines.cold)), turn.rng)
+            en = enact(lines, Point(opening=True, answering=False, cold=cold or bool(lines and lines.cold),
+                                    said=frozenset(self.lines_said)), turn.rng)
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
             body = " ".join([sc.request, *facts])
@@ -103,15 +105,25 @@ class ScriptedUser:
 
         parts: list[str] = []
         gave_preference = False
+        again: list[Any] = []
+        told_on_proposal = False  # a proposal about a fact it had not told: it tells it, no yes yet
         for hf in sc.hidden_facts:
-            asked = (hf.topic is not None and hf.topic in r.topics) or (hf.asked_by and _has_any(msg, hf.asked_by))
-            if not asked:
-                continue
-            if hf.id not in self.revealed:
+            asked = hf.topic is not None and hf.topic in r.topics
+            # the task's own words count only in a question, not in a proposal to say yes to
+            asked |= bool(hf.asked_by and r.question and not r.confirm and _has_any(msg, hf.asked_by))
+            # "Is that the order you mean?": a proposal about a fact the user holds is answered with it
+            proposed = hf.topic is not None and hf.topic in r.proposed
+            if hf.id not in self.revealed and (asked or proposed):
                 self.revealed.add(hf.id)
                 parts.append(hf.fact)
+                told_on_proposal |= proposed and not asked
                 gave_preference |= bool(hf.topic and rec.spec.topics.get(hf.topic) and rec.spec.topics[hf.topic].group)
-            elif hf.id not in self.restated:  # asked again: said once more, then it is no news
+            elif hf.id in self.revealed and hf.id not in self.restated and hf.topic in r.topics and not r.confirm:
+                again.append(hf)
+        # asked again for what it said: said once more, then it is no news; not when the message
+        # also asks something new (a person answers the new thing)
+        if not parts:
+            for hf in again:
                 self.restated.add(hf.id)
                 parts.append(f"{self._variant(replies, 'already_said', dims)} {hf.fact[:1].lower()}{hf.fact[1:]}")
         if self.withheld and sc.known_facts:
@@ -126,7 +138,7 @@ class ScriptedUser:
                 self.tools_used.add(i)
                 parts.append(self._use_tool(turn, rec, use, replies, dims))
 
-        if r.confirm and not gave_preference:
+        if r.confirm and not gave_preference and not told_on_proposal:
             if sc.accepts:
                 parts.append(say.accept)
                 self.pending = True
@@ -135,7 +147,7 @@ class ScriptedUser:
         elif sc.done_when and not turn.goal_changes and _has_any(msg, sc.done_when):
             # for a goal that changes the state, the state decides (goal_met), not the agent's words
             self.pending = False
-            return self._leave(say, dims, " ".join(parts + [say.pick(say.closing, dims, say.closing_default)]), replies, "stuck")
+            return self._leave(say, dims, " ".join(parts + [self._closing(say, dims, replies, r)]), replies, "stuck")
         elif r.refusal and not parts:
             self.refusals += 1
             if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
@@ -150,7 +162,7 @@ class ScriptedUser:
                 if self.idle_turns >= IDLE_LIMIT:
                     return self._leave(say, dims, self._variant(replies, "stuck", dims), replies, "stuck")
                 return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=False)
-            return self._leave(say, dims, say.pick(say.closing, dims, say.closing_default), replies, "stuck")
+            return self._leave(say, dims, self._closing(say, dims, replies, r), replies, "stuck")
 
         elif r.what_wanted and not parts:
             # asked what it wants: the request again, in other words each time
@@ -171,6 +183,13 @@ class ScriptedUser:
         return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=progressed and r.question)
 
     # -- pieces ------------------------------------------------------------------------
+
+    def _closing(self, say: ScriptedWords, dims: dict[str, str], replies: Replies, r: Reading) -> str:
+        """The persona's closing ("About time. Bye.") when the agent says it did something; else,
+        with nothing done for it (a refusal, or "nothing more to do"), the persona taking that."""
+        if r.done and not r.refusal:
+            return say.pick(say.closing, dims, say.closing_default)
+        return self._variant(replies, "accept_refusal", dims)
 
     @staticmethod
     def _triggers(mc: Any, msg: str, r: Reading) -> bool:
@@ -202,7 +221,8 @@ class ScriptedUser:
 
     def _wrapped(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], body: str, lines: Any, cold: bool,
                  answering: bool) -> UserReply:
-        en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold)), turn.rng)
+        en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold),
+                                said=frozenset(self.lines_said)), turn.rng)
         return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines)
 
     def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,
@@ -214,6 +234,7 @@ class ScriptedUser:
                 return self._leave(say, dims, "", turn.replies or Replies(), "stuck")
             played = played and not (prefix or suffix)
         self.said.add(text)
+        self.lines_said |= {x for x in (prefix, suffix) if x and x in text}
         if played and lines is not None and lines.cold:
             self.cold_seen = True
         return UserReply(text, relabel=not played, played=None)
@@ -225,7 +246,8 @@ class ScriptedUser:
                 break
             text = self._compose(say, dims, "", self._variant(replies, fallback, dims), "")
         self.said.add(text)
-        return UserReply(f"{text} {STOP_TOKEN}", stop=True)
+        # a goodbye plays no situation (no situation's lines wrap it): labelled as what it is
+        return UserReply(f"{text} {STOP_TOKEN}", stop=True, relabel=True, played=None)
 
     @staticmethod
     def _compose(say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str, opening: bool = False) -> str:

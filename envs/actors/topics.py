@@ -4,8 +4,10 @@ A domain declares its topics in ``topics.yaml`` beside its package (``load_topic
 per topic the words people use for it (``words``: phrases, matched on word
 boundaries, case-insensitive), optional question ``patterns`` (regexes), ``group``
 (the topic also stands for any of these, e.g. a remedy is a refund, a replacement or
-store credit) and ``part_of`` (asked together with one of these, the topic is part of
-it: the postcode of a new address is not the identity check's zip). ``entities`` name
+store credit), ``part_of`` (asked together with one of these, the topic is part of
+it: the postcode of a new address is not the identity check's zip) and ``action`` (the
+agent does it, the user does not tell it: "please confirm" about a refund proposes it,
+about an email asks for it). ``entities`` name
 values a user tool's arguments can take from the conversation (``order_id:
 'O-\\d{5}'``); ``acts`` add patterns to the English defaults below. The engine holds
 no domain's words: every topic comes from the domain's file.
@@ -72,6 +74,9 @@ DEFAULT_ACTS: dict[str, list[str]] = {
     "offer": [
         r"\bwould you like me to\b", r"\bdo you want me to\b", r"\bwant me to\b", r"\b(?:shall|should) I\b",
         r"\b(?:may|can) I go ahead\b", r"\bI can\b.*\bif you(?:'d)? like\b", r"\bshall we\b",
+        r"\b(?:is it|would it be|are you) (?:ok(?:ay)?|alright|all right|fine|happy) (?:if I|to|for me to|with me|if we)\b",
+        r"\bok(?:ay)? (?:to|if I|for me to)\b", r"\b(?:happy|ready) for me to\b", r"\bgo ahead and\b.*\?",
+        r"\b(?:do I have|can I get|may I have|I'll need) your (?:ok|okay|permission|go-ahead|approval|consent|yes)\b",
         # a value the agent already has, read back ("is 55 Elm Road still right?")
         r"^(?:(?:and|so|just to confirm|to confirm|just checking)[,:]? )*(?:is|are) (?=.*(?:\d|@))(?=.*\b(?:still|right|correct)\b)",
         r"\bjust to (?:confirm|double[- ]?check|check|be sure|make sure)\b", r"\bto confirm, you\b",
@@ -119,7 +124,8 @@ DEFAULT_ACTS: dict[str, list[str]] = {
     ],
 }
 
-_REFERS_BACK = re.compile(r"\bwhich (?:one|of (?:them|those|these|the (?:two|three|four|above)))\b", re.I)
+_REFERS_BACK = re.compile(r"\bwhich (?:one|of (?:them|those|these|the (?:two|three|four|above)))\b|"
+                          r"\b(?:check|ask|speak|talk|have a word) (?:with|to) (?:them|him|her|those people)\b|\bask them\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 # chat spellings, read as the words they stand for (before any topic or act is matched)
 _CHAT = [(re.compile(p, re.I), r) for p, r in [
@@ -161,6 +167,9 @@ class TopicSpec(Spec):
     group: list[str] = Field(default_factory=list)
     # asked together with one of these, this topic is a part of it (a postcode within a new address)
     part_of: list[str] = Field(default_factory=list)
+    # something the agent does (cancel, refund), not a fact the user gives: "please confirm" about
+    # it proposes; "please confirm" about a fact (your email) asks for the fact
+    action: bool = False
 
     @field_validator("patterns")
     @classmethod
@@ -203,6 +212,9 @@ class Reading:
     what_wanted: bool = False
     # topics mentioned anywhere (asked or not): what a confirmation or refusal is about
     mentioned: set[str] = field(default_factory=set)
+    # topics named in a proposal or read-back to be answered yes or no ("Is that the order you
+    # mean?"): not asked for, but a user holding that fact answers with it
+    proposed: set[str] = field(default_factory=set)
 
 
 def _phrase(w: str) -> str:
@@ -227,6 +239,12 @@ class Recogniser:
     @cached_property
     def _act_res(self) -> dict[str, list[re.Pattern]]:
         return {a: [re.compile(p, re.I) for p in DEFAULT_ACTS[a] + self.spec.acts.get(a, [])] for a in DEFAULT_ACTS}
+
+    @cached_property
+    def _action_topics(self) -> set[str]:
+        """Topics the agent does rather than the user tells (``action``), and any group of them."""
+        acts = {n for n, t in self.spec.topics.items() if t.action}
+        return acts | {n for n, t in self.spec.topics.items() if t.group and set(t.group) <= acts}
 
     @property
     def names(self) -> set[str]:
@@ -256,18 +274,23 @@ class Recogniser:
             asks = "?" in s or self._is("request", s) or self._is("question", s) or (item and list_asks)
             if not item:
                 list_asks = asks and s.rstrip().endswith(":")
-            if asks and here and self._is("offer", s) and not self._is("question_word", s) and not re.search(r"\bor\b", s, re.I):
+            if asks and here and self._is("offer", s) and not self._is("question_word", s) and not re.search(r"\bor\b", s):  # lower case: "OR 97201" is a state
+                r.proposed |= here
                 here = set()  # a proposal to be answered yes or no: it names these, it does not ask for them
             closing = self._is("closing", s)
             r.closing |= closing
             if asks and not (closing and not here):
                 r.question = True
                 # "which would you prefer?" / "which one is it?" ask about what the sentence before named
-                refers_back = self._is("choice", s) or _REFERS_BACK.search(s) is not None
-                r.topics |= here or (prev if refers_back else set())
+                if _REFERS_BACK.search(s):
+                    r.topics |= here | prev
+                else:
+                    r.topics |= here or (prev if self._is("choice", s) else set())
             if asks and self._is("choice", s):
                 r.choice = True
-            if asks and self._is("confirm", s) and not self._is("what_wanted", s) and not self._is("question_word", s):
+            # "please confirm your email and zip" asks for facts; it proposes nothing to say yes to
+            asks_facts = bool(here - self._action_topics)
+            if asks and self._is("confirm", s) and not asks_facts and not self._is("what_wanted", s) and not self._is("question_word", s):
                 r.confirm = True
             r.refusal |= self._is("refusal", s) and not self._is("confirm", s)
             r.done |= self._is("done", s)
