@@ -9,7 +9,8 @@ could be played at all: it cannot when a list it has holds no fitting line (a li
 already said this episode fits no more: "I am furious right now" three times is a
 template, not a person), or
 when a withholding situation is drawn after the opening (nothing is volunteered
-any more, so nothing can be held back). The caller labels the turn with what was
+any more, so nothing can be held back), or a situation that lives in how the request is
+first put (``at: opening``) is drawn later. The caller labels the turn with what was
 played, so rules judged on the agent's reply fit the message it answers.
 """
 
@@ -55,6 +56,11 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
     if lines is None:
         return Enacted("", "", True)
     played = not (lines.withhold and not at.opening)
+    if lines.at == "opening" and not at.opening:
+        for options in (lines.prefix, lines.suffix):
+            if options:
+                rng.random()  # the same draws as a played turn: later draws do not depend on this
+        return Enacted("", "", False)
     out = []
     for options in (lines.prefix, lines.suffix):
         if not options:

@@ -287,11 +287,14 @@ class ScriptedLines(Spec):
     situation with no line); ``fits`` says where a line fits (keyed by the line's text).
     ``withhold`` makes the user keep its known facts back on the opening (a customer who
     withholds a detail); ``cold`` marks an angry or curt mood, after which warm lines
-    are not said.
+    are not said. ``at: opening``: the situation lives in how the request is first put
+    (a loosely worded request); drawn later it cannot be played, and the turn is labelled
+    with what was played ("Not sure how to put this. Yes, go ahead." is no ambiguous request).
     """
 
     prefix: list[str] = Field(default_factory=list)
     suffix: list[str] = Field(default_factory=list)
+    at: Literal["any", "opening"] = "any"
     withhold: bool = False
     cold: bool = False
     fits: dict[str, LineFit] = Field(default_factory=dict)
