@@ -190,6 +190,16 @@ def test_check_with_them_refers_to_the_neighbour_just_named(support):
     assert {n for n, _ in calls} == {"ask_neighbour", "check_doorstep"}
 
 
+def test_every_customer_can_take_either_identity_route(support):
+    """The policy lets an agent verify by email + zip or by name + zip: every customer can
+    give its name (a person always knows it), in any wording of the question."""
+    for tid, task in support.tasks.items():
+        u = ScriptedUser()
+        _say(u, support, task, None)
+        r = _say(u, support, task, "Could you tell me your first and last name, please?")
+        assert "My name is" in r.content, (tid, r.content)
+
+
 def test_leaving_after_a_refusal_is_not_a_thank_you_for_something_done(support):
     from envs.spec.personas import all_personas
 

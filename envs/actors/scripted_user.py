@@ -48,6 +48,17 @@ IDLE_LIMIT = 2  # turns without progress before the user leaves
 REFUSALS_ACCEPTED_AFTER = 2
 
 
+_GREETS = re.compile(r"(?:hello|hi|hey|thanks|thank you|good (?:morning|afternoon|evening))\b", re.I)
+
+
+def _lower_first(text: str) -> str:
+    """``text`` continuing a sentence: its first letter lowered, unless it is "I" or an acronym."""
+    first = text.split(" ", 1)[0]
+    if first in ("I",) or first.startswith("I'") or (len(first) > 1 and first[:2].isupper()):
+        return text
+    return text[:1].lower() + text[1:]
+
+
 def _has_any(text: str, words: list[str]) -> bool:
     low = text.lower()
     return any(w.lower() in low for w in words)
@@ -125,7 +136,7 @@ class ScriptedUser:
         if not parts:
             for hf in again:
                 self.restated.add(hf.id)
-                parts.append(f"{self._variant(replies, 'already_said', dims)} {hf.fact[:1].lower()}{hf.fact[1:]}")
+                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(hf.fact)}")
         if self.withheld and sc.known_facts:
             self.withheld = False
             parts.extend(sc.known_facts)
@@ -166,7 +177,7 @@ class ScriptedUser:
 
         elif r.what_wanted and not parts:
             # asked what it wants: the request again, in other words each time
-            parts.append(f"{self._variant(replies, 'already_said', dims)} {sc.request[:1].lower()}{sc.request[1:]}")
+            parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(sc.request)}")
             return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
 
         progressed = bool(parts)
@@ -185,11 +196,11 @@ class ScriptedUser:
     # -- pieces ------------------------------------------------------------------------
 
     def _closing(self, say: ScriptedWords, dims: dict[str, str], replies: Replies, r: Reading) -> str:
-        """The persona's closing ("About time. Bye.") when the agent says it did something; else,
-        with nothing done for it (a refusal, or "nothing more to do"), the persona taking that."""
-        if r.done and not r.refusal:
-            return say.pick(say.closing, dims, say.closing_default)
-        return self._variant(replies, "accept_refusal", dims)
+        """The persona taking a refusal ("Fine, I'm done here") when the agent's last word was
+        one; else the persona's closing (good news, or something done)."""
+        if r.refusal:
+            return self._variant(replies, "accept_refusal", dims)
+        return say.pick(say.closing, dims, say.closing_default)
 
     @staticmethod
     def _triggers(mc: Any, msg: str, r: Reading) -> bool:
@@ -252,7 +263,12 @@ class ScriptedUser:
     @staticmethod
     def _compose(say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str, opening: bool = False) -> str:
         greet = say.pick(say.greeting, dims) if opening else ""
-        text = " ".join(x for x in (greet, prefix, body, suffix) if x)
+        if greet and _GREETS.match(prefix):
+            greet = ""  # the situation's own hello ("Hello there."): not "Unbelievable. Hello there."
+        rest = [x for x in (prefix, body, suffix) if x]
+        if greet.endswith(",") and rest:
+            rest[0] = _lower_first(rest[0])  # "Look, quickly please." not "Look, Quickly please."
+        text = " ".join(x for x in (greet, *rest) if x)
         for word in say.omitted(dims):
             text = text.replace(word, "")
         return text

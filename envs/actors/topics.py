@@ -57,7 +57,8 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\bwhat(?:'s| is| was) (?:the|your)\b", r"\bI(?:'m| am) (?:after|looking for) (?:the|your)\b",
         r"\b(?:just )?need (?:the|your|a)\b", r"\bhelp me (?:with|out with|find|locate)\b",
         r"\b(?:tell|give|send|share|drop|text) (?:me|us)\b", r"\blet (?:me|us) know\b", r"\bworth (?:asking|checking|a look|trying|a knock)\b",
-        r"\bwould (?:do the job|do nicely|do fine|help|be (?:great|helpful|perfect|ideal|handy))\b",
+        r"\b(?:would|will|can) (?:do the job|do nicely|do fine|do instead|do too|do as well|work instead|work too|help|"
+        r"be (?:great|helpful|perfect|ideal|handy|fine|enough))\b",
         # an imperative after a leading clause ("If you've got a sec, have a look ...")
         r"[,:;]\s+(?:(?:just|then|please|kindly)\s+)?(?:tell|give|send|share|check|look|have a|take a|knock|ask|pop|try|see if|"
         r"confirm|provide|drop|type|pop)\b",
@@ -87,6 +88,16 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\bdo you (?:prefer|want)\b", r"\byour (?:choice|preference|pick)\b", r"\b(?:prefer|rather)\b.*\bor\b",
         r"\boptions?\b", r"\bchoose\b", r"\bhow would you like (?:this|it|us|me)\b", r"\bor would you\b",
         r"\b(?:either|instead)\b.*\?",
+        r"\bwhat (?:would|will|does|do you think would) (?:suit|work for|be best for|be better for) you\b",
+        r"\bwhich (?:suits|works|would suit|would work|sounds better)\b", r"\bwhat works (?:best )?for you\b",
+        r"\bwhich (?:do|would|will) you (?:want|like|choose|pick|go for)\b", r"\byour call\b", r"\bup to you\b.*\?",
+    ],
+    # the agent saying it must check something ("first I need to confirm you are the account holder"):
+    # no yes is asked for
+    "self_check": [
+        r"\b(?:I|we)(?:'ll| will| need to| have to| must|'d like to| want to| just need to| first need to| can)? "
+        r"(?:just |first |quickly )?(?:confirm|verify|check|make sure)\b",
+        r"\blet me (?:just |quickly )?(?:confirm|verify|check)\b", r"\bto (?:confirm|verify) (?:your|you|the|that it)\b",
     ],
     "confirm": [
         r"(?<!how )(?<!what )(?<!where )(?<!why )(?<!who )\b(?:shall|should|may|can) I\b(?! (?:help|assist)\b)",
@@ -115,6 +126,9 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\bhow (?:can|may|could|shall) I (?:help|assist)\b", r"\bwhat can I (?:do|help you with)\b",
         r"\bwhat (?:do you need|brings you|seems to be|is this about|can we do)\b", r"\bhow can we help\b",
         r"\bwhat (?:would you like|do you want) (?:help|me to help) with\b",
+        r"\bwhat you(?:'d like| would like| need| want)(?: me)?(?: to)? (?:help|sort|look at|do)\b(?: \w+)* with\b",
+        r"\btell me (?:in (?:a|one) (?:sentence|line|word) |briefly |quickly )?what (?:you need|the problem is|happened|is wrong|the issue is)\b",
+        r"\bwhat(?:'s| is) (?:the problem|the issue|going on|wrong)\b(?! with (?:the|your) (?:email|zip))",
     ],
     "closing": [
         r"\b(?:is there|was there|do you have|do you need|can I (?:help (?:you )?with|do)) (?:anything|something) else\b",
@@ -290,7 +304,8 @@ class Recogniser:
                 r.choice = True
             # "please confirm your email and zip" asks for facts; it proposes nothing to say yes to
             asks_facts = bool(here - self._action_topics)
-            if asks and self._is("confirm", s) and not asks_facts and not self._is("what_wanted", s) and not self._is("question_word", s):
+            if (asks and self._is("confirm", s) and not asks_facts and not self._is("what_wanted", s)
+                    and not self._is("question_word", s) and not self._is("self_check", s)):
                 r.confirm = True
             r.refusal |= self._is("refusal", s) and not self._is("confirm", s)
             r.done |= self._is("done", s)

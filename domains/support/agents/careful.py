@@ -287,7 +287,8 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
                 return self._ask(
                     "identity2",
                     "I do need those details before I can look at the account: the email address on it and "
-                    "the zip code of your default address, please.",
+                    "the zip code of your default address, please. If you can't use that email, your first and "
+                    "last name with that zip code will do instead.",
                 )
             self.verified = False
             return self._identity()
