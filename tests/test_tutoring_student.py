@@ -177,6 +177,48 @@ def test_student_revises_on_any_wording_of_an_idea(dom, code, idea):
         assert right in numbers_in(r.content) and not r.relabel, f"{hint!r}: {r.content}"
 
 
+# --- what a blind human tutor ran into (each a class, in words of our own) --------------------------
+
+
+def _first(dom, code):
+    return next(t for t in sorted(dom.tasks.values(), key=lambda t: t.id)
+                if t.extra.get("misconception") == code and not (t.extra.get("student") or {}).get("stubborn")
+                and not (t.extra.get("student") or {}).get("quits"))
+
+
+@pytest.mark.parametrize("confirmation", ["Yes, {x} is right!", "Yes, you were right: {x}.", "Yes."])
+def test_the_student_hears_its_right_answer_confirmed_in_plain_words_and_leaves(dom, confirmation):
+    from domains.tutoring.student import ScriptedStudent
+
+    task = _first(dom, "remainder_ignored")
+    mind = task.extra["student_mind"]
+    s, events = ScriptedStudent(), []
+    _student_turn(dom, task, s, None, "makes_mistake", 0, events)
+    _student_turn(dom, task, s, "When you divided, was anything left over? What happens to those students?", "solves_problem", 1, events)
+    assert s.is_right(s.stated[-1]), events[-1].content
+    r = _student_turn(dom, task, s, confirmation.format(x=mind["answer"]), "solves_problem", 2, events)
+    assert r.stop and r.relabel and r.played is None, r
+
+
+def test_no_message_says_a_sentence_twice_or_claims_new_work_for_an_old_answer(dom):
+    import re
+
+    from domains.tutoring.student import ScriptedStudent
+
+    task = _first(dom, "percent_as_amount")
+    wrong = task.extra["student_mind"]["wrong_answer"]
+    for seed in range(12):
+        s, events = ScriptedStudent(), []
+        for turn, (msg, sit) in enumerate([(None, "makes_mistake"), ("Can you tell me how you got that?", "pushes_for_answer"),
+                                           ("What did you take away from the price?", "makes_mistake"),
+                                           ("Hmm, walk me through it once more.", "makes_mistake")]):
+            r = _student_turn(dom, task, s, msg, sit, turn + 100 * seed, events)
+            sents = [x.strip() for x in re.split(r"(?<=[.?!])\s+", r.content) if x.strip()]
+            assert len(sents) == len(set(sents)), r.content
+            if turn >= 2 and wrong in r.content:
+                assert not re.search(r"worked it out|I think I've got it|Here's what", r.content), r.content
+
+
 def _offline_episodes(dom, agent, repeats=8):
     from envs.state.database import EpisodeState
 

@@ -66,6 +66,8 @@ POINTS_AT_STEP = re.compile(
     re.I,
 )
 ANSWERING = ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer")
+_PROGRESS = re.compile(r"\b(?:worked it out|got it|here's what|figured)\b", re.I)
+_LOST = re.compile(r"\b(?:lost|confused|don't get|no idea|stuck|give up)\b", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -89,6 +91,7 @@ class ScriptedStudent:
     revealed: set[str] = field(default_factory=set)
     said: set[str] = field(default_factory=set)
     quiet_turns: int = 0  # turns since the student last stated an answer
+    repeating: bool = False  # the answer it states this turn is one it gave before
     explain_i: int = 0
 
     # -- the student's maths ------------------------------------------------------
@@ -142,6 +145,12 @@ class ScriptedStudent:
         self.submitted.append(value)
 
     def _state(self, turn: UserTurn, value: str, parts: list[str], lines: list[str], submit: bool = True) -> None:
+        before = {parse_number(v) for v in self.stated}
+        self.repeating = parse_number(value) in before  # the same answer again: no claim of new work
+        if not self.repeating:
+            lines = [ln for ln in lines if "again" not in ln] or lines  # "I got 30 again" needs an earlier 30
+        else:
+            lines = [ln for ln in lines if not _PROGRESS.search(ln)] or lines  # no new work for an old answer
         parts.append(self._pick(turn, lines).format(x=value))
         self.stated.append(value)
         self.told.append(value)
@@ -179,6 +188,7 @@ class ScriptedStudent:
             text, played = self._opening(turn, drawn, dims)
             return self._out(turn, dims, [], text, played, opening=True)
 
+        self.repeating = False
         heard = self._heard(turn)
         msg = turn.agent_message
         pre: list[str] = []
@@ -192,10 +202,11 @@ class ScriptedStudent:
 
         # The tutor confirms the answer the student gave (in a statement, not a question): happy, done.
         verdicts = " ".join(x for x in re.split(r"(?<=[.!?])\s+", msg) if not x.rstrip().endswith("?"))
-        if self.stated and POSITIVE.search(verdicts) and not NEGATIVE.search(verdicts):
+        if self.stated and self._confirmed(turn, msg, verdicts) and not NEGATIVE.search(verdicts):
+            # a goodbye plays no drawn situation: labelled as none
             if self.is_right(self.stated[-1]):
-                return UserReply(f"Yes! Thank you, that makes sense now. {STOP_TOKEN}", stop=True)
-            return UserReply(f"Cool, so I was right. Thanks, bye! {STOP_TOKEN}", stop=True)
+                return UserReply(self._closing(turn), stop=True, relabel=True, played=None)
+            return UserReply(f"Cool, so I was right. Thanks, bye! {STOP_TOKEN}", stop=True, relabel=True, played=None)
 
         told_fact = False
         for hf in turn.task.scenario.hidden_facts:
@@ -239,6 +250,25 @@ class ScriptedStudent:
         self.quiet_turns += 1
         body, played = self._play(turn, drawn, msg, revised)
         return self._out(turn, dims, pre, " ".join(body), played)
+
+    def _confirmed(self, turn: UserTurn, msg: str, verdicts: str) -> bool:
+        """Whether the tutor says the answer it gave last is right: a verdict word, the answer
+        called right ("4 buses is right"), or a plain "Yes" to its "is that right?"."""
+        if POSITIVE.search(verdicts) or re.search(r"\byou (?:were|are) (?:right|correct)\b", verdicts, re.I):
+            return True
+        last = re.escape(self.stated[-1])
+        if re.search(rf"(?<![\d.]){last}(?![\d.])[^.?!]{{0,30}}\b(?:is|was|are)\s+(?:right|correct|it)\b", verdicts, re.I):
+            return True
+        mine = next((e.content for e in reversed(turn.events) if isinstance(e, UserEvent)), "")
+        # a plain "Yes" answers its last message when that asked something or gave its answer
+        gave = parse_number(self.stated[-1]) in numbers_in(mine)
+        return bool(re.match(r"\s*yes\b", msg, re.I)) and ("?" in mine or gave)
+
+    def _closing(self, turn: UserTurn) -> str:
+        """Its thanks at the end (one of several, drawn with the episode's rng)."""
+        line = turn.rng.choice([x for x in L.THANKS if x not in self.said] or ["Thanks, bye."])
+        self.said.add(line)
+        return f"{line} {STOP_TOKEN}"
 
     def _opening(self, turn: UserTurn, sit: str, dims: dict) -> tuple[str, str]:
         temper = dims.get("temperament") if dims.get("temperament") in L.OPEN_HELP else "calm"
@@ -363,6 +393,13 @@ class ScriptedStudent:
         lines = _situations()[played].scripted if played in _situations() else None
         prefixes = [""] if opening or not lines or not lines.prefix else list(lines.prefix)
         suffixes = [""] if opening or not lines or not lines.suffix else list(lines.suffix)
+        said_now = " ".join([*pre, body])
+        realised = any(m.realises in said_now for m in ideas().values())
+        # a line already in the message is not said twice; "I think I've got it" does not wrap an
+        # answer it gave before; a lost or frustrated mood does not follow "Oh, I see what I did"
+        prefixes = [p for p in prefixes if not p or (p not in said_now and not (self.repeating and _PROGRESS.search(p))
+                                                      and not (realised and _LOST.search(p)))] or [""]
+        suffixes = [x for x in suffixes if not x or (x not in said_now and not (realised and _LOST.search(x)))] or [""]
         if dims.get("verbosity") == "terse":
             suffixes = [""]  # the prefix carries the mood; a terse student keeps it
         chatty = dims.get("verbosity") == "chatty"

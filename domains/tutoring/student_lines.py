@@ -50,6 +50,9 @@ SLIP_FIXED = ["Oh, I added wrong at the end.", "Oh wait, I messed up the last bi
 SUBMITTED = ["Okay, I submitted {x}.", "I put {x} in the system.", "Done, I submitted {x}."]
 CHATTY = ["I read the problem a few times before I asked.", "I want to get this one right.", "I'll tell you what I did if you want.",
           "Word problems always take me a while."]
+# Its thanks when the tutor confirms its right answer (one each, so no two episodes' endings need match).
+THANKS = ["Yes! Thank you, that makes sense now.", "Great, thanks for your help!", "Oh good. Thanks, that helped a lot.",
+          "Yay, finally. Thank you!"]
 FILLERS = ["Okay.", "Hmm.", "Um, so.", "Right.", "Sorry.", "Well.", "So."]
 
 # A personal question a student cannot answer from what it knows (its scenario gives no such fact).
