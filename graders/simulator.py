@@ -129,7 +129,9 @@ def reveals(user_text: str, fact_text: str) -> bool:
     words = [t for t in tokens if len(t) > 3 and t not in _STOP]
     if not words:
         return fact_text.lower().strip(". ") in low
-    return sum(1 for w in words if w in low) >= max(1, round(0.6 * len(words)))
+    # whole words: a name inside an email address ("ethan.brooks@...") is not the name told
+    said = {t.strip(".,;:!?()\"'").lower() for t in user_text.split()}
+    return sum(1 for w in words if w in said) >= max(1, round(0.6 * len(words)))
 
 
 # --- the flags ------------------------------------------------------------------------------

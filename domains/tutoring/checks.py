@@ -144,9 +144,14 @@ def persist_before_reveal(events, idx, params, context=None):
 
 
 
+# A yes/no question about the problem ("Is the pizza the only thing on their bill?") sets the
+# student thinking as much as a wh-question does.
+AUX_QUESTION = re.compile(r"^\W*(?:is|are|was|were|has|have|had|do|does|did|can|could|would|will|should|shall|might|may)\b", re.I)
+
+
 def _guiding(reply: str) -> str | None:
     """The reply's first question or instruction that sets the student to think or act."""
-    qs = [q for q in asked_questions(reply) if QUESTION_PROBE.search(q)]
+    qs = [q for q in asked_questions(reply) if QUESTION_PROBE.search(q) or AUX_QUESTION.match(q)]
     if qs:
         return qs[0]
     # an instruction counts when it asks for the student's answer back ("... and tell me what you get"), as a question does

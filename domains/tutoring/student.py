@@ -1,5 +1,9 @@
 """The scripted student: plays each drawn situation, computing with a misconception.
 
+This module is long on purpose: one class holds the student's whole turn (listening,
+its maths, each situation's play, its words), which reads better in one place than
+spread over files that would each need the others.
+
 Deterministic given (task, persona, seed). The student's mind (the problem,
 its steps and answer, the wrong answer the misconception gives) is put in the
 task's ``extra["student_mind"]`` by the domain when tasks load; the behaviour
