@@ -6,8 +6,8 @@ The probe sets in ``tests/probes/`` were written by helpers who never saw the re
 agent messages labelled with what they ask the customer for (support), and tutor messages
 labelled with whether they address the student's misconception (tutoring: in general, and for
 the shipped tasks, with the real problem and the student's wrong working), each set by its own
-author. ``dev`` and ``dev2`` sets are development material (the recognisers were extended
-against their misses, ``dev2`` after it had been measured once as a fresh set); ``heldout``
+author. ``dev`` sets are development material (the recognisers were extended against their
+misses; ``dev2`` and ``dev3`` after each had been measured once as a fresh set); ``heldout``
 sets were only ever measured. Prints, per set, recall (what was asked and understood) and false
 positives (understood as asking what it did not), with Wilson 95% intervals; per label with
 ``--by-label``; every miss with ``--misses``. Asserts nothing.
@@ -125,11 +125,11 @@ def _ci(k: int, n: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", choices=["dev", "dev2", "heldout", "all"], default="all")
+    ap.add_argument("--set", choices=["dev", "dev2", "dev3", "heldout", "all"], default="all")
     ap.add_argument("--misses", action="store_true", help="print every miss and false positive")
     ap.add_argument("--by-label", action="store_true")
     a = ap.parse_args(argv)
-    sets = ["dev", "dev2", "heldout"] if a.set == "all" else [a.set]
+    sets = ["dev", "dev2", "dev3", "heldout"] if a.set == "all" else [a.set]
     for domain, score, what in [("support", score_support, "asked for"), ("tutoring", score_tutoring, "addresses"),
                                 ("tutoring_tasks", score_tutoring_tasks, "addresses")]:
         for s in sets:
@@ -146,9 +146,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    {label:22} {k}/{n}")
             if a.misses:
                 for label, m in r["misses"]:
-                    print(f"    MISS  {label}: {m}")
+                    print(f"    MISS  {label}: {m}".replace("\n", " / "))
                 for label, m in r["false_items"]:
-                    print(f"    FALSE {label}: {m}")
+                    print(f"    FALSE {label}: {m}".replace("\n", " / "))
     return 0
 
 

@@ -99,6 +99,7 @@ _OPERATION_WORDS = re.compile(
     r"more or (?:fewer|less)|fewer|multipl\w*|divid\w*|times|join\w*|leav\w*|los\w*|gain\w*|gives? away|given (?:out|away)|"
     r"increase|decrease|go up|go down|operation|\+|-(?=\s*\d))\b|[+\u2212\u00d7\u00f7]", re.I)
 _QUESTIONING = re.compile(r"\?|\b(?:not|isn'?t|wasn'?t|aren'?t|can'?t|why|where did|check|really|sure)\b", re.I)
+_MARKDOWN = re.compile(r"\*\*|__|`")
 # words that point at what the student did (a pointer at the mistake refers to the student's work)
 _ABOUT_THEIR_WORK = re.compile(
     r"\byou(?:'ve| have| did| got| used| took| added| subtracted| multiplied| divided| wrote| found| shared| counted| forgot|"
@@ -133,12 +134,23 @@ def _mentioned(text: str) -> set[Fraction]:
 
 @lru_cache(maxsize=256)
 def _cues(statement: str, wrong_expr: str, steps: tuple[tuple[str, str], ...], answer: str, wrong_answer: str):
-    right = [n for e, _ in steps for n in _expr_numbers(e)]
+    # an earlier step's fractional result used later ("3/2*10") is one number, not a 3 and a 2
+    right, results = [], []
+    for e, r in steps:
+        for earlier in results:
+            if "/" in earlier:
+                e = e.replace(earlier, f"({earlier})")
+        right += _expr_numbers(e)
+        results.append(r)
     right_values = {n for n, _ in right} | {parse_number(r) for _, r in steps}
     wrong = _expr_numbers(wrong_expr)
     wrong_values = {n for n, _ in wrong}
     shown = {parse_number(answer), parse_number(wrong_answer), Fraction(0), Fraction(1)}
-    overlooked = frozenset(right_values - wrong_values - shown)
+    # a quantity the statement gives that the wrong working never uses ("1/8 chose basketball";
+    # a fraction counts as used when its bottom number is)
+    unused = {v for v in numbers_in(statement) if v not in wrong_values and v.denominator not in wrong_values - {1}
+              and not (v.denominator != 1 and Fraction(v.denominator) in wrong_values)}
+    overlooked = frozenset((right_values | unused) - wrong_values - shown)
     wrong_only = frozenset(wrong_values - right_values - shown)
     ops_right: dict[Fraction, set[str]] = {}
     for n, op in right:
@@ -156,7 +168,7 @@ def _cues(statement: str, wrong_expr: str, steps: tuple[tuple[str, str], ...], a
         return got - _STOP
 
     left_out_words = frozenset(after(set(overlooked)) - after(wrong_values))
-    return overlooked, wrong_only, misop, left_out_words, frozenset(numbers_in(statement))
+    return overlooked, wrong_only, misop, left_out_words, frozenset(wrong_values)
 
 
 def _grams(text: str) -> list[str]:
@@ -192,17 +204,19 @@ def addressed_in(mind: dict, text: str) -> str | None:
     code = mind.get("misconception")
     if not code or not text:
         return None
+    text = _MARKDOWN.sub("", text)  # "the **empty** seats" reads as "the empty seats"
     statement = mind.get("statement", "")
     given = frozenset(numbers_in(statement))
-    if _copied_share(text, statement) >= 0.4 or (
-            len(given) >= 2 and given <= _mentioned(text) <= given | {Fraction(1)} and not _ABOUT_THEIR_WORK.search(text)):
+    digits = set(numbers_in(text))  # written numbers only: "both ends" or "three times" are the problem's words
+    if _copied_share(text, statement) >= 0.7 or (
+            len(given) >= 2 and given <= digits <= given | {Fraction(1)} and not _ABOUT_THEIR_WORK.search(text)):
         # the problem read back: only what the tutor adds to it can point at the mistake
         return addressed(code, _without_statement(text, statement))
     hit = addressed(code, text)
     if hit is not None or mind.get("wrong_expr") is None:
         return hit
     try:
-        overlooked, wrong_only, misop, left_out_words, _ = _cues(
+        overlooked, wrong_only, misop, left_out_words, wrong_values = _cues(
             mind["statement"], mind["wrong_expr"], tuple((s["expr"], s["result"]) for s in mind["steps"]),
             mind["answer"], mind["wrong_answer"])
     except (ValueError, ZeroDivisionError, KeyError):
@@ -214,6 +228,7 @@ def addressed_in(mind: dict, text: str) -> str | None:
         return "names_what_was_left_out"
     if code == "missed_quantity" and set(re.findall(r"[a-z]+", text.lower())) & left_out_words:
         return "names_what_was_left_out"
-    if said & wrong_only and _QUESTIONING.search(text):
+    quotes_all = bool(wrong_values) and wrong_values <= said  # the whole working read back: no number singled out
+    if said & wrong_only and _QUESTIONING.search(text) and not quotes_all:
         return "questions_a_wrong_number"
     return None

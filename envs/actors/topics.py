@@ -45,7 +45,7 @@ DEFAULT_ACTS: dict[str, list[str]] = {
     # a sentence that asks for something without a question mark
     "request": [
         # an imperative, or a polite frame around one
-        r"^(?:(?:please|kindly|pls|now|first|also|and|so|then|ok(?:ay)?|right|sorry|great|thanks|lastly|finally|next)[,!]? )*"
+        r"^(?:(?:please|kindly|pls|now|first|also|and|so|then|ok(?:ay)?|right|sorry|great|thanks|lastly|finally|next|just)[,!]? )*"
         r"(?:tell|give|send|share|confirm|provide|check|look|ask|let me know|drop|type|enter|read|go|state|indicate|describe|"
         r"explain|specify|list|include|verify|double-check|write|fill|pop|have a|take a|try|see if|find|reply|note down|say|"
         r"grab|add|mention|supply|quote|spell|remind)\b",
@@ -56,7 +56,9 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\bmind (?:\w+ing)\b", r"\b(?:need|want) (?:you|u) to\b", r"\blet (?:me|us) (?:know|have)\b",
         r"\bwhat(?:'s| is| was) (?:the|your)\b", r"\bI(?:'m| am) (?:after|looking for) (?:the|your)\b",
         r"\b(?:just )?need (?:the|your|a)\b", r"\bhelp me (?:with|out with|find|locate)\b",
-        r"\b(?:tell|give|send|share|drop|text) (?:me|us)\b", r"\blet (?:me|us) know\b", r"\bworth (?:asking|checking|a look|trying|a knock)\b",
+        r"\b(?:tell|give|send|share|drop|text) (?:me|us)\b", r"\blet (?:me|us) know\b",
+        # a step named before what it needs ("Last step: the full name on the account.")
+        r"\b(?:last|next|final|one more|verification|security) (?:step|thing|detail|question|check)\b\s*:", r"\bworth (?:asking|checking|a look|trying|a knock)\b",
         r"\b(?:would|will|can) (?:do the job|do nicely|do fine|do instead|do too|do as well|work instead|work too|help|"
         r"be (?:great|helpful|perfect|ideal|handy|fine|enough))\b",
         # an imperative after a leading clause ("If you've got a sec, have a look ...")
@@ -81,6 +83,7 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         # a value the agent already has, read back ("is 55 Elm Road still right?")
         r"^(?:(?:and|so|just to confirm|to confirm|just checking)[,:]? )*(?:is|are) (?=.*(?:\d|@))(?=.*\b(?:still|right|correct)\b)",
         r"\bjust to (?:confirm|double[- ]?check|check|be sure|make sure)\b", r"\bto confirm, you\b",
+        r"\bwould you like\b.{0,60}\b(?:sent|emailed|texted|forwarded|copied|e-mailed)\b",
         r",\s*(?:correct|right|yes|is that right|is that correct)\?\s*$",
     ],
     "choice": [
@@ -139,18 +142,23 @@ DEFAULT_ACTS: dict[str, list[str]] = {
 }
 
 _REFERS_BACK = re.compile(r"\bwhich (?:one|of (?:them|those|these|the (?:two|three|four|above)))\b|"
-                          r"\b(?:check|ask|speak|talk|have a word) (?:with|to) (?:them|him|her|those people)\b|\bask them\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.?!])\s+")
+                          r"\b(?:check|ask|speak|talk|have a word) (?:with|to) (?:them|him|her|those people)\b|\bask them\b|"
+                          r"\b(?:double-?check|re-?check|check|confirm|verify|re-?send|resend) (?:it|that|this)\b(?! (?:with|for|out))|"
+                          r"\b(?:take a look|have a look|look|check|search) (?:there|in there|over there|in those)\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.?!])(?<!\bno\.)(?<!\bNo\.)(?<!e\.g\.)(?<!i\.e\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)\s+")
 # chat spellings, read as the words they stand for (before any topic or act is matched)
 _CHAT = [(re.compile(p, re.I), r) for p, r in [
     (r"\bwhats\b", "what's"), (r"\bwheres\b", "where's"), (r"\bur\b", "your"), (r"\bu\b", "you"), (r"\bpl[sz]\b", "please"),
     (r"\bplz\b", "please"), (r"\baddy\b", "address"), (r"\bthx\b", "thanks"), (r"\bpls\b", "please"),
     (r"\b(order|ref|reference|confirmation) ?#", r"\1 number"),
 ]]
+# markdown emphasis and code marks ("**Check around your porch**", "`#O-12345`"): read as plain words
+_MARKDOWN = re.compile(r"\*\*|__|`|(?<!\w)\*(?=\w)|(?<=\w)\*(?!\w)")
 # a leading clause giving a reason ("since the email didn't match, ..."): what it names is not asked
 _REASON = re.compile(
     r"^(?:(?:since|because|as|now that|given that|seeing as)\b|if (?:the|your|that|this) \w+(?: \w+)? (?:isn'?t|doesn'?t|didn'?t|"
-    r"won'?t|can'?t|is not|does not|did not|fails?|failed|bounced)\b)[^,:;\u2014]*[,:;\u2014]\s*", re.I)
+    r"won'?t|can'?t|is not|does not|did not|fails?|failed|bounced|turns? up|arrives?|shows? up|comes? back|is found|appears?)\b)"
+    r"[^,:;\u2014]*[,:;\u2014]\s*", re.I)
 # a list item ("- your email", "1. the zip"): asked when the line that opened the list asked
 _ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 
@@ -168,6 +176,7 @@ def _sentences(message: str | None) -> list[tuple[str, bool]]:
 
 
 def _plain(text: str) -> str:
+    text = _MARKDOWN.sub("", text)
     for rx, rep in _CHAT:
         text = rx.sub(rep, text)
     return text
@@ -266,7 +275,10 @@ class Recogniser:
 
     def _topics_in(self, text: str) -> set[str]:
         found = {n for n, res in self._topic_res.items() if any(r.search(text) for r in res)}
-        found -= {n for n in found if any(o in found for o in self.spec.topics[n].part_of)}
+        # a part of another topic asked with it, unless the sentence also asks what the part is
+        # usually asked with ("your email and ZIP code, and the new address": the ZIP is the check's)
+        found -= {n for n in found if any(o in found for o in self.spec.topics[n].part_of)
+                  and not found - {n} - set(self.spec.topics[n].part_of)}
         members = {m for t in self.spec.topics.values() for m in t.group}
         if found <= members:  # a member stands for its group, unless the sentence is about something else
             for n, t in self.spec.topics.items():
@@ -282,6 +294,7 @@ class Recogniser:
         r = Reading()
         prev: set[str] = set()
         list_asks = False  # the line before a list asked ("I'll need two things:")
+        list_topics: set[str] = set()  # what the lines of a list (and its header) named
         for s, item in _sentences(message):
             here = self._topics_in(_REASON.sub("", s))
             r.mentioned |= self._topics_in(s)
@@ -298,8 +311,10 @@ class Recogniser:
                 # "which would you prefer?" / "which one is it?" ask about what the sentence before named
                 if _REFERS_BACK.search(s):
                     r.topics |= here | prev
-                else:
+                elif not self._is("offer", s):  # "would you like me to do that?" asks for no fact named before
                     r.topics |= here or (prev if self._is("choice", s) else set())
+                else:
+                    r.topics |= here
             if asks and self._is("choice", s):
                 r.choice = True
             # "please confirm your email and zip" asks for facts; it proposes nothing to say yes to
@@ -310,7 +325,13 @@ class Recogniser:
             r.refusal |= self._is("refusal", s) and not self._is("confirm", s)
             r.done |= self._is("done", s)
             r.what_wanted |= asks and self._is("what_wanted", s)
-            prev = here
+            # the sentence before a question is the list, when a list came before it ("Which of these?")
+            if item:
+                list_topics |= self._topics_in(s)
+                prev = list_topics
+            else:
+                list_topics = set(self._topics_in(s)) if s.rstrip().endswith(":") else set()
+                prev = here
         return r
 
     def entity(self, name: str, texts: list[str]) -> str | None:
