@@ -190,6 +190,23 @@ def test_check_with_them_refers_to_the_neighbour_just_named(support):
     assert {n for n, _ in calls} == {"ask_neighbour", "check_doorstep"}
 
 
+def test_a_proposal_in_a_written_out_reply_gets_a_yes_and_a_check_in_an_okay(support):
+    """LLM replies often arrive with their line breaks written out ("\\n") and the question in
+    bold after a read-back; "does that help?" is a check-in, not a question about a fact."""
+    task = _task(hidden_facts=[{"id": "a", "fact": "The new address is 9 Oak Street, Salem, OR 97301.", "topic": "new_address"}],
+                 accepts=True)
+    u = ScriptedUser()
+    _say(u, support, task, None)
+    _say(u, support, task, "Where should it go now?")
+    r = _say(u, support, task, "Here is what I will do: update the shipping address to:\\n**9 Oak Street, Salem, OR 97301**"
+                               "\\n**Shall I go ahead with this change?**")
+    assert "go ahead" in r.content.lower() and "9 Oak" not in r.content, r.content
+    u = ScriptedUser()
+    _say(u, support, _task(), None)
+    r = _say(u, support, _task(), "The second charge was only a hold and has dropped off. Does that help clear things up?")
+    assert "not sure" not in r.content.lower() and "know" not in r.content.lower(), r.content
+
+
 def test_every_customer_can_take_either_identity_route(support):
     """The policy lets an agent verify by email + zip or by name + zip: every customer can
     give its name (a person always knows it), in any wording of the question."""

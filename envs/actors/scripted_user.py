@@ -182,7 +182,9 @@ class ScriptedUser:
 
         progressed = bool(parts)
         if not parts:
-            if r.choice and r.question:
+            if r.check_in and not r.topics:
+                parts.append(self._variant(replies, "acknowledge", dims))  # "does that help?" - "Okay."
+            elif r.choice and r.question:
                 parts.append(self._variant(replies, "no_preference", dims))
             elif r.question:
                 parts.append(self._variant(replies, "dont_know", dims))

@@ -60,7 +60,7 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         # a step named before what it needs ("Last step: the full name on the account.")
         r"\b(?:last|next|final|one more|verification|security) (?:step|thing|detail|question|check)\b\s*:", r"\bworth (?:asking|checking|a look|trying|a knock)\b",
         r"\b(?:would|will|can) (?:do the job|do nicely|do fine|do instead|do too|do as well|work instead|work too|help|"
-        r"be (?:great|helpful|perfect|ideal|handy|fine|enough))\b",
+        r"be (?:great|helpful|perfect|ideal|handy|fine|enough))\b", r"\bworks? (?:as well|too|fine|just as well|instead)\b",
         # an imperative after a leading clause ("If you've got a sec, have a look ...")
         r"[,:;]\s+(?:(?:just|then|please|kindly)\s+)?(?:tell|give|send|share|check|look|have a|take a|knock|ask|pop|try|see if|"
         r"confirm|provide|drop|type|pop)\b",
@@ -84,6 +84,8 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"^(?:(?:and|so|just to confirm|to confirm|just checking)[,:]? )*(?:is|are) (?=.*(?:\d|@))(?=.*\b(?:still|right|correct)\b)",
         r"\bjust to (?:confirm|double[- ]?check|check|be sure|make sure)\b", r"\bto confirm, you\b",
         r"\bwould you like\b.{0,60}\b(?:sent|emailed|texted|forwarded|copied|e-mailed)\b",
+        r"\b(?:reply|say|answer|type|respond) (?:with )?(?:a )?(?:yes|ok(?:ay)?)\b", r"\bconfirm (?:that )?(?:I|we) (?:should|can|may|will)\b",
+        r"\byes or no\b",
         r",\s*(?:correct|right|yes|is that right|is that correct)\?\s*$",
     ],
     "choice": [
@@ -123,6 +125,12 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"cancell?ed|changed|updated|refunded|opened|arranged|submitted|filed|raised|scheduled|on (?:its|their) way)\b",
         r"\bI(?:'ve| have) (?:now |just |gone ahead and )?\w+ed\b", r"\ball (?:set|sorted|done)\b", r"\bdone\b",
         r"\bthat'?s (?:taken care of|sorted|handled)\b", r"\bgoing out to you\b",
+    ],
+    # asks whether what the agent said was clear or helped: answered with a plain yes
+    "check_in": [
+        r"\b(?:does|did|do) (?:that|this|it|all that) (?:help|make sense|answer|clear|clarify|sound clear|explain)\b",
+        r"\bis (?:that|this|everything) (?:clear|helpful|okay|ok)\b(?! (?:to|if|with))", r"\bmake sense\?",
+        r"\b(?:any|have you got any) (?:other )?questions about (?:that|this)\b",
     ],
     # asks what the user wants ("how can I help?"): answered with the request
     "what_wanted": [
@@ -166,7 +174,8 @@ _ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 def _sentences(message: str | None) -> list[tuple[str, bool]]:
     """The message's sentences (chat spellings read plainly), each with whether it is a list item."""
     out = []
-    for line in (message or "").splitlines():
+    # a line break written out ("...changed.\\nShall I...") is one, as a JSON-escaped reply sends it
+    for line in (message or "").replace("\\n", "\n").splitlines():
         m = _ITEM.match(line)
         body = line[m.end():] if m else line
         for i, sent in enumerate(x.strip() for x in _SENTENCE.split(body)):
@@ -233,6 +242,7 @@ class Reading:
     done: bool = False
     closing: bool = False
     what_wanted: bool = False
+    check_in: bool = False  # "does that help?", "does that make sense?"
     # topics mentioned anywhere (asked or not): what a confirmation or refusal is about
     mentioned: set[str] = field(default_factory=set)
     # topics named in a proposal or read-back to be answered yes or no ("Is that the order you
@@ -325,6 +335,7 @@ class Recogniser:
             r.refusal |= self._is("refusal", s) and not self._is("confirm", s)
             r.done |= self._is("done", s)
             r.what_wanted |= asks and self._is("what_wanted", s)
+            r.check_in |= asks and self._is("check_in", s)
             # the sentence before a question is the list, when a list came before it ("Which of these?")
             if item:
                 list_topics |= self._topics_in(s)
