@@ -69,11 +69,17 @@ ENCOURAGE = re.compile(
     r"so close|let us|one (small|little|single) step|a single step)\b",
     re.I,
 )
-VERDICT_POS = re.compile(r"\b((that'?s|that is|it'?s|it is|is|you'?re|you are) (correct|right)|correct!|you (got|solved) it|well done|you did it)\b", re.I)
+# Not a verdict: "how you got it" asks for the working; "that part of your plan is right" praises a part.
+_NOT_ASKED = r"(?<!how )(?<!where )(?<!why )(?<!when )(?<!what )"
+_PART = r"(?<!part )(?<!plan )(?<!step )(?<!idea )(?<!start )(?<!setup )(?<!method )(?<!approach )(?<!thinking )"
+VERDICT_POS = re.compile(
+    rf"\b((that'?s|that is|it'?s|it is|{_PART}is|you'?re|you are) (correct|right)|correct!|{_NOT_ASKED}you (got|solved) it|well done|you did it)\b",
+    re.I)
 VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right|it))\b", re.I)
 # Judging an answer by diagnosing it ("looks like you've counted the gaps").
 DIAGNOSE = re.compile(r"\b(looks like you'?ve|seems you'?ve|you'?ve (counted|added|used|forgotten|mixed|left|taken)|you forgot|you mixed up)\b", re.I)
-SOLVED_CLAIM = re.compile(r"\b(you (solved|got) it|(that'?s|that is|it'?s|is) (correct|right)|correct!|well done|you did it|solved)\b", re.I)
+SOLVED_CLAIM = re.compile(
+    rf"\b({_NOT_ASKED}you (solved|got) it|(that'?s|that is|it'?s|{_PART}is) (correct|right)|correct!|well done|you did it|solved)\b", re.I)
 NOT_SOLVED = re.compile(r"\b(not (solved|there|done|finished)|isn'?t (solved|it)|haven'?t (solved|got)|not (quite )?yet)\b", re.I)
 EQUATION = re.compile(
     r"(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?(?:\s*[-+*/×x÷]\s*\(?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?\)?)+)\s*=\s*\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)"

@@ -96,6 +96,7 @@ class ScriptedStudent:
     said: set[str] = field(default_factory=set)
     quiet_turns: int = 0  # turns since the student last stated an answer
     repeating: bool = False  # the answer it states this turn is one it gave before
+    aside_start: int = 0
     explain_i: int = 0
 
     # -- the student's maths ------------------------------------------------------
@@ -110,6 +111,7 @@ class ScriptedStudent:
         self.active = self.code is not None and mind.get("wrong_answer") is not None
         self.stubborn = bool(cfg.get("stubborn", False))
         self.slips_left = int(cfg.get("slips", 0))
+        self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -413,7 +415,8 @@ class ScriptedStudent:
         text = ""
         for filler in fillers:
             for p, s in order:
-                aside = L.CHATTY[len(self.said) % len(L.CHATTY)] if chatty and (opening or len(self.said) % 3 == 0) else ""
+                k = (self.aside_start + len(self.said)) % len(L.CHATTY)
+                aside = L.CHATTY[k] if chatty and (opening or len(self.said) % 3 == 0) else ""
                 text = " ".join(x for x in (*pre, filler, p, body, s, aside) if x)
                 if text not in self.said:
                     break
