@@ -262,16 +262,18 @@ class Recogniser:
 
     @cached_property
     def _topic_res(self) -> dict[str, list[re.Pattern]]:
+        # one alternation per topic (its words, then its patterns): a message is read in a
+        # handful of searches per sentence, not one per word
         out = {}
         for name, t in self.spec.topics.items():
-            res = [re.compile(_phrase(w), re.I) for w in t.words if w.strip()]
-            res += [re.compile(p, re.I) for p in t.patterns]
-            out[name] = res
+            parts = [_phrase(w) for w in t.words if w.strip()] + [f"(?:{p})" for p in t.patterns]
+            out[name] = [re.compile("|".join(parts), re.I)] if parts else []
         return out
 
     @cached_property
     def _act_res(self) -> dict[str, list[re.Pattern]]:
-        return {a: [re.compile(p, re.I) for p in DEFAULT_ACTS[a] + self.spec.acts.get(a, [])] for a in DEFAULT_ACTS}
+        return {a: [re.compile("|".join(f"(?:{p})" for p in DEFAULT_ACTS[a] + self.spec.acts.get(a, [])), re.I)]
+                for a in DEFAULT_ACTS}
 
     @cached_property
     def _action_topics(self) -> set[str]:
@@ -284,6 +286,18 @@ class Recogniser:
         return set(self.spec.topics)
 
     def _topics_in(self, text: str) -> set[str]:
+        hit = self._seen.get(text)
+        if hit is None:
+            hit = self._seen[text] = frozenset(self._find_topics(text))
+            if len(self._seen) > 4096:  # a long run: keep the cache bounded
+                self._seen.clear()
+        return set(hit)
+
+    @cached_property
+    def _seen(self) -> dict[str, frozenset]:
+        return {}
+
+    def _find_topics(self, text: str) -> set[str]:
         found = {n for n, res in self._topic_res.items() if any(r.search(text) for r in res)}
         # a part of another topic asked with it, unless the sentence also asks what the part is
         # usually asked with ("your email and ZIP code, and the new address": the ZIP is the check's)
