@@ -97,6 +97,7 @@ class ScriptedStudent:
     quiet_turns: int = 0  # turns since the student last stated an answer
     repeating: bool = False  # the answer it states this turn is one it gave before
     aside_start: int = 0
+    hedged_asked: bool = False  # asked what its hedged answer meant, and it hedged again
     explain_i: int = 0
 
     # -- the student's maths ------------------------------------------------------
@@ -244,7 +245,10 @@ class ScriptedStudent:
 
         # A clarification the tutor asked for is this turn's answer.
         asks_final = bool(self.told) and bool(L.ASKS_FINAL.search(msg))
-        if (self.pending_ambiguous is not None or asks_final) and "?" in msg and drawn != "ambiguous_answer":
+        asked_to_clarify = (self.pending_ambiguous is not None or asks_final) and "?" in msg
+        # a hedge once is a situation; asked again what it meant, a student says it
+        if asked_to_clarify and (drawn != "ambiguous_answer" or self.hedged_asked):
+            self.hedged_asked = False
             x = self.pending_ambiguous or self.told[-1]
             x = x if self.active else self.current()
             self.pending_ambiguous = None
@@ -252,6 +256,7 @@ class ScriptedStudent:
             self._state(turn, x, body, L.CLARIFY)
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
             return self._out(turn, dims, pre, " ".join(body), played)
+        self.hedged_asked = asked_to_clarify
 
         self.quiet_turns += 1
         body, played = self._play(turn, drawn, msg, revised)
