@@ -125,11 +125,11 @@ def _ci(k: int, n: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", choices=["dev", "dev2", "dev3", "heldout", "all"], default="all")
+    ap.add_argument("--set", choices=["dev", "dev2", "dev3", "heldout", "heldout2", "all"], default="all")
     ap.add_argument("--misses", action="store_true", help="print every miss and false positive")
     ap.add_argument("--by-label", action="store_true")
     a = ap.parse_args(argv)
-    sets = ["dev", "dev2", "dev3", "heldout"] if a.set == "all" else [a.set]
+    sets = ["dev", "dev2", "dev3", "heldout", "heldout2"] if a.set == "all" else [a.set]
     for domain, score, what in [("support", score_support, "asked for"), ("tutoring", score_tutoring, "addresses"),
                                 ("tutoring_tasks", score_tutoring_tasks, "addresses")]:
         for s in sets:

@@ -24,12 +24,14 @@ CASES = [
     ("support_dev2.yaml", U.score_support, 0.97, 0.03),
     ("support_dev3.yaml", U.score_support, 0.97, 0.03),
     ("support_heldout.yaml", U.score_support, 0.84, 0.06),
+    ("support_heldout2.yaml", U.score_support, 0.80, 0.08),
     ("tutoring_dev.yaml", U.score_tutoring, 0.97, 0.03),
     ("tutoring_dev2.yaml", U.score_tutoring, 0.95, 0.03),
     ("tutoring_heldout.yaml", U.score_tutoring, 0.72, 0.05),
     ("tutoring_tasks_dev.yaml", U.score_tutoring_tasks, 0.95, 0.05),
     ("tutoring_tasks_dev2.yaml", U.score_tutoring_tasks, 0.90, 0.05),
     ("tutoring_tasks_heldout.yaml", U.score_tutoring_tasks, 0.78, 0.06),
+    ("tutoring_tasks_heldout2.yaml", U.score_tutoring_tasks, 0.85, 0.04),
 ]
 
 
