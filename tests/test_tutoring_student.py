@@ -279,16 +279,16 @@ def test_paraphrasing_tutor_scores_like_the_socratic_one(dom):
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from domains.tutoring.hint_ideas import ideas
+    from domains.tutoring.hint_ideas import ideas, realisation
     from envs.state.database import EpisodeState
     from paraphrasing_tutoring import SENTENCES, ParaphrasingTutor
 
     st_ = EpisodeState(dom.base, dom.template())
     rewards = {"socratic": [], "paraphrasing": []}
     tutor_lines, revisions = [], 0
-    realises = {m.realises for m in ideas().values()}
     try:
         for t in sorted(dom.tasks.values(), key=lambda t: t.id):
+            realises = {realisation(code, t.extra["student_mind"]["statement"]) for code in ideas()}
             for r in range(8):
                 for name, make in (("socratic", dom.scripted_agents["socratic"]), ("paraphrasing", ParaphrasingTutor)):
                     rec = asyncio.run(run_episode(dom, t, make(), dom.scripted_users["default"](), seed=episode_seed(r, t.id, r), state=st_))

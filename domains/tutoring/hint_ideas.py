@@ -64,6 +64,16 @@ def ideas() -> dict[str, MisconceptionIdeas]:
     return out
 
 
+def realisation(code: str, statement: str) -> str:
+    """The student's line when it lets go of ``code``, in its problem's own words: ``{counted}``
+    and ``{one}`` are what the question counts ("How many trees are planted?": trees, tree)."""
+    line = ideas()[code].realises
+    m = re.search(r"\bhow many ([a-z]+)", statement, re.I)
+    counted = m.group(1).lower() if m else "posts"
+    one = counted[:-1] if counted.endswith("s") and not counted.endswith("ss") else counted
+    return line.replace("{counted}", counted).replace("{one}", one)
+
+
 def addressed(code: str | None, text: str) -> str | None:
     """The id of the first idea of misconception ``code`` that ``text`` addresses, else None."""
     m = ideas().get(code or "")

@@ -51,7 +51,7 @@ from envs.spec.loading import load_list
 from envs.spec.schema import Situation
 
 from . import student_lines as L
-from .hint_ideas import addressed_in, ideas
+from .hint_ideas import addressed_in, ideas, realisation
 from .problems import HERE, fmt, numbers_in, parse_number
 
 POSITIVE = re.compile(
@@ -226,7 +226,7 @@ class ScriptedStudent:
         revised = False
         if self.active and self.shown_wrong and not self.stubborn and addressed_in(self.mind, heard):
             self.active, revised = False, True
-            pre.append(ideas()[self.code].realises)
+            pre.append(realisation(self.code, self.mind["statement"]))
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
             self.slip_pending = False
             pre.append(self._pick(turn, L.SLIP_FIXED))
@@ -405,7 +405,7 @@ class ScriptedStudent:
         prefixes = [""] if opening or not lines or not lines.prefix else list(lines.prefix)
         suffixes = [""] if opening or not lines or not lines.suffix else list(lines.suffix)
         said_now = " ".join([*pre, body])
-        realised = any(m.realises in said_now for m in ideas().values())
+        realised = bool(self.code) and realisation(self.code, self.mind["statement"]) in said_now
         # a line already in the message is not said twice; "I think I've got it" does not wrap an
         # answer it gave before; a lost or frustrated mood does not follow "Oh, I see what I did"
         prefixes = [p for p in prefixes if not p or (p not in said_now and not (self.repeating and _PROGRESS.search(p))
