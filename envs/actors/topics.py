@@ -325,7 +325,8 @@ class Recogniser:
             asks = "?" in s or self._is("request", s) or self._is("question", s) or (item and list_asks)
             if not item:
                 list_asks = asks and s.rstrip().endswith(":")
-            if asks and here and self._is("offer", s) and not self._is("question_word", s) and not re.search(r"\bor\b", s):  # lower case: "OR 97201" is a state
+            # a yes/no proposal, not a choice ("or" in lower case: "OR 97201" is a state)
+            if asks and here and self._is("offer", s) and not self._is("question_word", s) and not re.search(r"\bor\b", s):
                 r.proposed |= here
                 here = set()  # a proposal to be answered yes or no: it names these, it does not ask for them
             closing = self._is("closing", s)
