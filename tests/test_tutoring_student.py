@@ -219,6 +219,16 @@ def test_no_message_says_a_sentence_twice_or_claims_new_work_for_an_old_answer(d
                 assert not re.search(r"worked it out|I think I've got it|Here's what", r.content), r.content
 
 
+def test_a_question_about_the_problem_is_not_a_personal_one(dom):
+    """'What is it asking you to find?' asks about the problem: the student does not say
+    'I don't know that' to it (it says so to a question about its life it has no answer for)."""
+    from domains.tutoring import student_lines as L
+
+    assert not L.PERSONAL_Q.search("What is it asking you to find, and what does your 13 actually count?")
+    assert not L.PERSONAL_Q.search("What did you get for your answer?")
+    assert L.PERSONAL_Q.search("What is your teacher's name?") and L.PERSONAL_Q.search("How old are you?")
+
+
 def _offline_episodes(dom, agent, repeats=8):
     from envs.state.database import EpisodeState
 

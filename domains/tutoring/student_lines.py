@@ -55,11 +55,12 @@ THANKS = ["Yes! Thank you, that makes sense now.", "Great, thanks for your help!
           "Yay, finally. Thank you!"]
 FILLERS = ["Okay.", "Hmm.", "Um, so.", "Right.", "Sorry.", "Well.", "So."]
 
-# A personal question a student cannot answer from what it knows (its scenario gives no such fact).
+# A personal question a student cannot answer from what it knows (its scenario gives no such fact):
+# about the student's life, not its working ("what is it asking you to find?" is about the problem).
 PERSONAL_Q = re.compile(
-    r"\b(what'?s|what is|what are|who is|who'?s|when is|when did|where is|where do|where did|do you have|how old|which school)\b"
-    r"[^?.!]{0,40}\byour?\b(?![^?.!]{0,40}\b(work|working|answer|step|steps|think|thinking|tried|get|got|idea|mean|method|way|"
-    r"number|result|reason|plan|guess|first|next|calculation|fraction|sum|problem|question)\b)[^?.!]{0,40}\?",
+    r"\b(?:your (?:name|age|school|teacher|class(?:mates)?|grade|year|birthday|favou?rite \w+|family|brothers?|sisters?|"
+    r"mom|mum|dad|parents?|friends?|pets?|dog|cat|hobby|hobbies|town|city|home|house|homework|test|exam|subject)s?|"
+    r"how old are you|where do you (?:live|go to school|come from)|which school|what grade are you|who is your)\b[^?.!]{0,60}\?",
     re.I,
 )
 ASKS_ANSWER = re.compile(
