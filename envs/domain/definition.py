@@ -37,6 +37,7 @@ from envs.domain.tools import ToolSet
 
 if TYPE_CHECKING:
     from envs.actors.protocols import Agent
+    from envs.domain.families import TaskFamily
     from envs.state.database import Touched
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -111,6 +112,8 @@ class Domain:
     # Gold sets imported from elsewhere, by name: ``--gold NAME:PATH`` in graders.calibrate
     # calls ``gold_sources[NAME](Path(PATH))`` -> (gold items, {"excluded": ..., ...}).
     gold_sources: dict[str, Callable[[Path], tuple[list, dict]]] = field(default_factory=dict)
+    # Task families (envs/domain/families.py), by name: a function so generators load only when asked.
+    families: Callable[[], dict[str, "TaskFamily"]] | None = None
     # This definition's lazily computed states (set in __post_init__; never shared by a copy).
     cache: DomainCache = field(init=False, repr=False, default=None)  # type: ignore[assignment]
 
