@@ -57,6 +57,7 @@ def scenario_values(sc: Scenario, agent_name: str, topics: Any = None) -> dict[s
     return {
         "goal": sc.goal,
         "request": sc.request,
+        "more_requests": "\n".join(f"{i}. {r}" for i, r in enumerate(sc.more_requests, 2)),
         "known_facts": "\n".join(f"- {f}" for f in sc.known_facts),
         "hidden_facts": hidden,
         "mind_change_act": _ACTS[mc.act] if mc else "",

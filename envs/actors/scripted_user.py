@@ -7,7 +7,9 @@ lines come from the domain's words (greeting, closing) and replies (``envs.actor
 "I don't know", "okay", ... in the persona's register). Each turn it
 
 1. changes its mind the first time the agent does what ``mind_change`` listens for;
-2. leaves, in its persona's closing words, once the episode's state holds the goal
+   raises the scenario's ``more_requests`` one at a time, the next once the agent has handled
+   the one before (done it, refused it, or asked "anything else?");
+2. leaves, when no further request is left, in its persona's closing words, once the episode's state holds the goal
    (``UserTurn.goal_met``), or when a ``done_when`` phrase is said (for goals that change
    nothing), or after accepting a second refusal, or when the agent closes ("anything
    else?") and nothing it wanted is outstanding, or after two turns without progress; after
@@ -79,6 +81,7 @@ class ScriptedUser:
     restated: set[str] = field(default_factory=set)
     tools_used: set[int] = field(default_factory=set)
     mind_changed: bool = False
+    raised: int = 0  # how many of the scenario's ``more_requests`` it has raised
     pending: bool = False
     withheld: bool = False
     refusals: int = 0
@@ -117,7 +120,7 @@ class ScriptedUser:
             self.mind_changed, self.pending = True, False
             return self._wrapped(turn, say, dims, mc.say, lines, cold, answering=False)
 
-        if turn.goal_met:
+        if turn.goal_met and not self._more_left(sc):
             return self._leave(say, dims, say.pick(say.closing, dims, say.closing_default), replies, "stuck")
 
         parts: list[str] = []
@@ -165,6 +168,11 @@ class ScriptedUser:
             # for a goal that changes the state, the state decides (goal_met), not the agent's words
             self.pending = False
             return self._leave(say, dims, " ".join(parts + [self._closing(say, dims, replies, r)]), replies, "stuck")
+        elif (r.closing or r.refusal) and not parts and self._more_left(sc):
+            # one request handled (done, refused, or "anything else?"): a person with more to ask raises the next
+            self.pending, self.idle_turns = False, 0
+            self.raised += 1
+            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=False)
         elif r.refusal and not parts:
             self.refusals += 1
             if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
@@ -202,6 +210,10 @@ class ScriptedUser:
         return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=progressed and r.question)
 
     # -- pieces ------------------------------------------------------------------------
+
+    def _more_left(self, sc: Any) -> bool:
+        """Requests of the scenario's ``more_requests`` not raised yet."""
+        return self.raised < len(getattr(sc, "more_requests", None) or [])
 
     def _closing(self, say: ScriptedWords, dims: dict[str, str], replies: Replies, r: Reading) -> str:
         """The persona taking a refusal ("Fine, I'm done here") when the agent's last word was

@@ -96,6 +96,9 @@ class Scenario(Spec):
     goal: str
     # The user's own words for the request (scripted user's opening line; LLM user's starting point).
     request: str
+    # Further requests of the same conversation, in the user's words, raised one at a time: the
+    # next once the agent has handled the one before (done it, refused it, or asked "anything else?").
+    more_requests: list[str] = Field(default_factory=list)
     known_facts: list[str] = Field(default_factory=list)
     hidden_facts: list[HiddenFact] = Field(default_factory=list)
     situations: list[str] = Field(default_factory=lambda: ["cooperative"])
