@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # Keys in the order a person writes a task (the rest follow in the model's order).
@@ -45,15 +47,35 @@ def families_of(domain: Any) -> dict[str, Any]:
     return dict(domain.families()) if domain.families is not None else {}
 
 
+def _scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
+
+
+class _TaskDumper(yaml.SafeDumper):
+    """Short lists and rows of plain values on one line (``tags: [hard]``, ``row: {id: ..., ...}``), as people write them."""
+
+
+def _flow_list(d: yaml.SafeDumper, v: list) -> Any:
+    return d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=bool(v) and all(map(_scalar, v)))
+
+
+def _flow_dict(d: yaml.SafeDumper, v: dict) -> Any:
+    flat = bool(v) and all(_scalar(x) or (isinstance(x, list) and all(map(_scalar, x))) for x in v.values())
+    long_text = any(isinstance(x, str) and len(x) > 60 for x in v.values())
+    return d.represent_mapping("tag:yaml.org,2002:map", v, flow_style=flat and not long_text)
+
+
+_TaskDumper.add_representer(list, _flow_list)
+_TaskDumper.add_representer(dict, _flow_dict)
+
+
 def task_yaml(task: Any) -> str:
     """``task`` as a YAML document a person could have written (defaults left out)."""
-    import yaml
-
     data = task.model_dump(mode="json", exclude_defaults=True)
     ordered = {k: data.pop(k) for k in _ORDER if k in data}
     ordered.update(data)
     head = f"# {task.id}: {task.description}\n" if task.description else ""
-    return head + yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=110)
+    return head + yaml.dump(ordered, Dumper=_TaskDumper, sort_keys=False, allow_unicode=True, width=110)
 
 
 def generate(domain: Any, names: list[str], count: int, seed: int) -> list[Any]:

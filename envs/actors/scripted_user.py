@@ -160,7 +160,7 @@ class ScriptedUser:
 
         if r.confirm and not gave_preference and not told_on_proposal:
             if sc.accepts:
-                parts.append(say.accept)
+                parts.append(self._variant(replies, "accept", dims))
                 self.pending = True
             else:
                 parts.append(say.decline)
@@ -190,8 +190,9 @@ class ScriptedUser:
             return self._leave(say, dims, self._closing(say, dims, replies, r), replies, "stuck")
 
         elif r.what_wanted and not parts:
-            # asked what it wants: the request again, in other words each time
-            parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(sc.request)}")
+            # asked what it wants: the request in hand again, in other words each time
+            current = sc.more_requests[self.raised - 1] if self.raised else sc.request
+            parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(current)}")
             return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
 
         progressed = bool(parts)
