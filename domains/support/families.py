@@ -109,10 +109,11 @@ class Instance:
     def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
               damaged: str | None = None, first_refunded: bool = False) -> Order:
         k = len(self.orders) + 1
-        oid = f"O-7{self.n:03d}{k}"
+        stem = f"{7 + self.n // 1000}{self.n % 1000:03d}{k}"  # O-7FNNK: family, instance, order (8 past the 10th family)
+        oid = f"O-{stem}"
         picks = self.rng.sample(self.products, n_items)
         self.products = [p for p in self.products if p not in picks]  # no product twice in one task
-        items = [{"id": int(f"7{self.n:03d}{k}{j}"), "product_id": p["id"], "name": p["name"],
+        items = [{"id": int(f"{stem}{j}"), "product_id": p["id"], "name": p["name"],
                   "quantity": 1, "unit_price_cents": p["price"]} for j, p in enumerate(picks)]
         carrier = self.rng.choice(sorted(CARRIERS))
         o = Order(oid, items, shipping_cents, state, delivered_days_ago, carrier)
@@ -416,6 +417,27 @@ def mind_change_at_proposal(inst: Instance) -> dict:
     }
 
 
+def mind_change_after_done(inst: Instance) -> dict:
+    a, item = _damaged_order(inst, n_items=2)
+    b = inst.order("processing")
+    return {
+        "description": "A change of mind after the action: once the refund of a damaged item is issued, the customer "
+                       "wants a replacement instead (the policy keeps what was done); then a cancellation.",
+        "scenario": {
+            "goal": f"The damaged {item['name']} of {a.id} refunded (and not also replaced); {b.id} cancelled.",
+            "request": f"The {item['name']} from order {a.id} arrived damaged. I'd like a refund for it.",
+            "mind_change": {"act": "done", "topic": "refund",
+                            "say": "Actually, now that I think about it, could you send me a replacement instead? "
+                                   "I'd rather have the item."},
+            "situations": ["changes_mind"],
+            "more_requests": [f"Alright. Then please cancel order {b.id}."],
+            "max_turns": 34,
+        },
+        "actions": refund(a, [item], "damaged") + cancel(b),
+        "outputs": [money(item["unit_price_cents"]), money(b.total)],
+    }
+
+
 def partly_outside_policy(inst: Instance) -> dict:
     a, item_a = _damaged_order(inst, n_items=1, days=inst.rng.randint(5, 25))
     b, item_b = _damaged_order(inst, n_items=1, days=inst.rng.randint(31, 40))
@@ -513,6 +535,7 @@ def store_credit_said_early(inst: Instance) -> dict:
 
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
+    # the number after each template keeps its order ids apart from the other families'
     SupportFamily("cancel_and_address", "two requests: cancel one order, change the address on another",
                   cancel_and_address, 0, relies_on=("Identity first", "Cancellation", "Shipping address")),
     SupportFamily("damaged_and_cancel", "a damaged item of a two-item order refunded (that item only), then a cancellation",
@@ -531,6 +554,9 @@ _FAMILIES = [
                   mind_change_at_proposal, 500,
                   relies_on=("Understand the request before acting", "Missing or damaged item", "Refund or replacement",
                              "Shipping address")),
+    SupportFamily("mind_change_after_done", "a change of mind after a refund was issued (nothing swapped), then a cancellation",
+                  mind_change_after_done, 1000,
+                  relies_on=("Missing or damaged item", "Refund or replacement", "Cancellation")),
     SupportFamily("partly_outside", "one refund inside the window, one outside it declined, then a human asked for",
                   partly_outside_policy, 600,
                   relies_on=("Identity first", "Missing or damaged item", "Refund window", "Escalation")),

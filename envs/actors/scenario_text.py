@@ -37,7 +37,8 @@ def _trigger(topic: str | None, words: list[str], topics: Any) -> str:
     return " or ".join(parts)
 
 
-_ACTS = {"confirm": "asks you to confirm something about", "refusal": "refuses something about", "any": "proposes or asks about"}
+_ACTS = {"confirm": "asks you to confirm something about", "refusal": "refuses something about",
+         "done": "tells you it has done what you agreed to about", "any": "proposes or asks about"}
 
 
 def scenario_values(sc: Scenario, agent_name: str, topics: Any = None) -> dict[str, str]:

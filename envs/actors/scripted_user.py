@@ -116,7 +116,7 @@ class ScriptedUser:
         r = rec.read(msg)
 
         mc = sc.mind_change
-        if mc and not self.mind_changed and self._triggers(mc, msg, r):
+        if mc and not self.mind_changed and self._triggers(mc, msg, r, self.pending):
             self.mind_changed, self.pending = True, False
             return self._wrapped(turn, say, dims, mc.say, lines, cold, answering=False)
 
@@ -224,12 +224,14 @@ class ScriptedUser:
         return say.pick(say.closing, dims, say.closing_default)
 
     @staticmethod
-    def _triggers(mc: Any, msg: str, r: Reading) -> bool:
+    def _triggers(mc: Any, msg: str, r: Reading, pending: bool = False) -> bool:
         if mc.when_asked and _has_any(msg, mc.when_asked):
             return True
         if not mc.topic and mc.act == "any":
             return False
         kind_ok = mc.act == "any" or (mc.act == "confirm" and r.confirm) or (mc.act == "refusal" and r.refusal)
+        # "done": the agent reports on a change the user agreed to (its yes is pending), not a new proposal
+        kind_ok |= mc.act == "done" and pending and not r.confirm
         return kind_ok and (mc.topic is None or mc.topic in r.mentioned)
 
     def _use_tool(self, turn: UserTurn, rec: Recogniser, use: Any, replies: Replies, dims: dict[str, str]) -> str:

@@ -77,12 +77,13 @@ class MindChange(Spec):
     """The user changes what they want the first time the agent proposes something.
 
     Triggered by an agent message of kind ``act`` (``confirm``: a "shall I ...?" request;
-    ``refusal``; ``any``) about ``topic`` (any topic when none), or containing any of
-    ``when_asked``. At least one of ``topic``, ``when_asked`` or an ``act`` other than any."""
+    ``refusal``; ``done``: the agent's report once the user has agreed to a change, i.e. a
+    change of mind after the action; ``any``) about ``topic`` (any topic when none), or containing
+    any of ``when_asked``. At least one of ``topic``, ``when_asked`` or an ``act`` other than any."""
 
     when_asked: list[str] = Field(default_factory=list)
     topic: str | None = None
-    act: Literal["confirm", "refusal", "any"] = "any"
+    act: Literal["confirm", "refusal", "done", "any"] = "any"
     say: str
 
     @model_validator(mode="after")

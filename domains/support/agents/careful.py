@@ -55,6 +55,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.finished = False
         self.last_user = ""
         self.request_from = 0  # index in facts.texts where the request in hand was raised
+        self.last_done: dict | None = None  # the remedy last carried out (a change of mind after it changes nothing)
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -128,6 +129,8 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         if new_request and not self.queue and not self.awaiting_yes and (self.finished or self.intent is None) and self.verified:
             # the last request is dealt with (done, or refused) and the customer raises another
             self._start_request(new_request, latest)
+        if self.finished and latest and not new_request and (done := self._done_already(latest)):
+            return done
         if self.finished:
             return self._say("Thank you for contacting us. Is there anything else I can help you with?")
         self._update_intent(latest)
@@ -141,6 +144,21 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
             self._need_order,
         )
         return step if step is not None else self._handle_case()
+
+    def _done_already(self, latest: str) -> AgentAction | None:
+        """Another remedy asked for after one was issued: the policy keeps what was done, and says so."""
+        last = self.last_done
+        fresh = Facts()
+        fresh.read(latest)
+        if not last or last["kind"] != "remedy" or not fresh.preference or fresh.preference == last["pref"]:
+            return None
+        self.last_done = None  # said once
+        done = "refund" if last["pref"] == "refund" else "replacement"
+        return self._say(
+            f"I'm sorry, but the {done} for {last['names']} on order {last['oid']} has already been issued, and once "
+            f"a {done} has been issued it can't be swapped for a {fresh.preference}. I've left it as it is. "
+            "Is there anything else I can help you with?"
+        )
 
     def _start_request(self, intent: str, latest: str) -> None:
         """A further request in the same conversation: the customer stays verified, everything about
@@ -362,6 +380,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
             )
         by = dict(results)
         oid = self.order["order_id"]
+        self.last_done = {"kind": kind, "pref": proposal.get("pref"), "names": proposal.get("names"), "oid": oid}
         # Re-read the order next time it matters: it changed.
         self.order = None
         self.tracking = None
