@@ -8,7 +8,8 @@ lines come from the domain's words (greeting, closing) and replies (``envs.actor
 
 1. changes its mind the first time the agent does what ``mind_change`` listens for;
    raises the scenario's ``more_requests`` one at a time, the next once the agent has handled
-   the one before (done it, refused it, or asked "anything else?");
+   the one before (done it, refused it, asked "anything else?", or told it something without a
+   question for it);
 2. leaves, when no further request is left, in its persona's closing words, once the episode's state holds the goal
    (``UserTurn.goal_met``), or when a ``done_when`` phrase is said (for goals that change
    nothing), or after accepting a second refusal, or when the agent closes ("anything
@@ -168,8 +169,9 @@ class ScriptedUser:
             # for a goal that changes the state, the state decides (goal_met), not the agent's words
             self.pending = False
             return self._leave(say, dims, " ".join(parts + [self._closing(say, dims, replies, r)]), replies, "stuck")
-        elif (r.closing or r.refusal) and not parts and self._more_left(sc):
-            # one request handled (done, refused, or "anything else?"): a person with more to ask raises the next
+        elif (r.closing or r.refusal or not r.question) and not parts and self._more_left(sc):
+            # one request handled (done, refused, "anything else?", or news with no question for it):
+            # a person with more to ask raises the next rather than saying "okay" and leaving
             self.pending, self.idle_turns = False, 0
             self.raised += 1
             return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=False)
