@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             try:
                 domain = get_domain(name, options if explicit else None)
-                report = check_domain(domain, lint=not args.no_lint)
+                report = check_domain(domain, lint=not args.no_lint, play=not args.no_lint)  # the lint plays the do-nothing agents
             except SpecError as e:
                 if not explicit and "data" in str(e).lower():
                     print(f"{name}: skipped ({e})")
