@@ -169,15 +169,22 @@ class AssertionResult(Record):
     result: Literal["pass", "fail", "needs_review"]
     evidence: str = ""
     turn: int | None = None
+    # The task made it part of the reward (AssertionSpec.required).
+    required: bool = False
 
 
 class Grade(Record):
     reward: float
     state_match: bool
     outputs_ok: bool
+    # Every assertion the task marks ``required`` passed (True when it marks none).
+    required_assertions_ok: bool = True
     diff: list[TableDiff] = Field(default_factory=list)
     outputs: list[OutputCheck] = Field(default_factory=list)
     assertions: list[AssertionResult] = Field(default_factory=list)
+    # Why the episode failed whatever its state: it did not end as a conversation ends (the
+    # ending named; graders.evaluate.unfinished). None when it did.
+    unfinished: str | None = None
 
 
 class Verdict(Record):
