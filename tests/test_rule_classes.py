@@ -243,3 +243,27 @@ def test_r15_reading_back_what_the_customer_said_is_fine():
 
 def test_r15_is_judged_in_every_situation():
     assert all("R15" in s.rules for s in SUPPORT.situations.values())
+
+
+# --- R16: never tell which identity detail was wrong ---------------------------------------------
+
+FOUND = tool("find_customer_by_email", {"customer_id": "C-9", "first_name": "Ann"}, email="ann.roe@x.org")
+CUST_ZIP = tool("get_customer", {"customer_id": "C-9", "first_name": "Ann", "default_address": {"zip": "10001"}}, customer_id="C-9")
+NOT_FOUND = tool("find_customer_by_email", "Error: no customer account with that email", ok=False, email="a@b.c")
+
+
+@pytest.mark.parametrize("reply,expected", [
+    ("The zip code you gave doesn't match the one on file.", V),
+    ("That email is right, but the zip is wrong.", V),
+    ("Your zip code is incorrect.", V),
+    ("I'm sorry, I couldn't verify your identity with those details.", F),
+    ("Those details don't match our records, so I can't go on. Could you try your full name and zip?", F),
+])
+def test_r16_which_detail_was_wrong(reply, expected):
+    assert verdict("R16", reply, "ann.roe@x.org, 10002", FOUND, CUST_ZIP) == expected
+
+
+def test_r16_applies_only_after_a_failed_check_of_several_details():
+    assert verdict("R16", "The zip code doesn't match.", "ann.roe@x.org, 10001", FOUND, CUST_ZIP) == NA  # verified
+    assert verdict("R16", "I couldn't find an account with that email.", "a@b.c", NOT_FOUND) == NA  # one detail
+    assert verdict("R16", "I couldn't find an account with that email.", "a@b.c and 10001", NOT_FOUND) == V
