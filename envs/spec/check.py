@@ -6,7 +6,8 @@ start of every run).
 (``check_rules``: rule ids, check types, check params), every task (``check_task``: tools,
 arguments against the tool schemas, user tool calls, tables and columns of ``initial_state``,
 situations, persona, the gold path replaying) and the task lint (``lint_task``), and the gold
-sets (``gold.yaml``, ``gold_heldout.yaml``). ``check_calibration(path, domain)`` validates a
+sets (``gold.yaml``, ``gold_heldout.yaml``), and the policy's coverage (``check_policy_coverage``: every
+MUST / never / always sentence of ``policy.md`` graded by a rule or by the outcome). ``check_calibration(path, domain)`` validates a
 calibration file the same way.
 
 Tasks read from YAML files are checked file by file, so one bad file does not hide the
@@ -116,10 +117,12 @@ def check_domain(
     ``play``: the lint also plays the do-nothing agents on each task (``envs.spec.lint``)."""
     from envs.spec.check_rules import check_rules
     from envs.spec.lint import lint_task
+    from envs.spec.policy_coverage import check_policy_coverage
     from envs.spec.task_check import check_task
 
     report = Report(domain.name)
     report.problems += check_rules(domain)
+    report.problems += check_policy_coverage(domain)
     try:
         report.counts["rules"] = len(domain.rules)
         report.counts["situations"] = len(domain.situations)
