@@ -122,7 +122,8 @@ def test_llm_user_careful_agent_user_share_nonzero_agent_share_zero(server, tmp_
     # the folder reads as a run: the schema describes the block, compare takes it
     schema = json.loads((out / "summary.schema.json").read_text())
     assert "VarianceReport" in json.dumps(schema)
-    assert "variance" in (out / "report.html").read_text()
+    page = (out / "report.html").read_text()
+    assert "Whose noise" in page and "by construction" in page and "user share" in page
 
 
 def test_stochastic_agent_scripted_user_the_reverse(server, tmp_path):
@@ -183,3 +184,24 @@ def test_bad_input_is_one_line_and_exit_2(server, tmp_path, capsys):
         assert why in out and len(out.splitlines()) == 1, out
     assert digest(llm) == before and not (tmp_path / "llm-variance").exists()
     assert len(server.completions()) == sent  # refused before any request
+
+
+def test_compare_judges_a_difference_against_the_agents_own_variance(server, tmp_path, capsys):
+    from envs.compare import main as compare
+
+    server.behaviours["fake-user"] = seeded_user
+    a = make_run(server, tmp_path, repeats=4, name="a")
+    server.behaviours["fake-agent"] = seeded_agent
+    b = make_run(server, tmp_path, repeats=4, name="b")
+    assert variance(server, a, "--replays", "4", "--rejudge", "0") == 0
+    assert variance(server, b, "--replays", "4", "--rejudge", "0") == 0
+    capsys.readouterr()
+    # plain runs: no split, so no line about it
+    assert compare([str(a), str(b), "--json", str(tmp_path / "plain.json")]) == 0
+    assert json.loads((tmp_path / "plain.json").read_text())["variance"] is None
+    assert "agent's own variance" not in capsys.readouterr().out
+    assert compare([str(tmp_path / "a-variance"), str(tmp_path / "b-variance"), "--json", str(tmp_path / "c.json")]) == 0
+    text = capsys.readouterr().out
+    c = json.loads((tmp_path / "c.json").read_text())
+    # one task: too few to pair, and the output says so (the pairing arithmetic: tests/test_power.py)
+    assert c["variance"]["tasks"] == 1 and "fewer than 2 shared tasks" in text

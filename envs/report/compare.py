@@ -196,8 +196,12 @@ def variance_block(sa, sb, ra, rb, tasks: dict) -> dict | None:
 def _print_power(c: dict, console) -> None:
     """The detectable-difference lines (``power_block``, ``variance_block``)."""
     pw = c.get("power")
-    if pw is None:
-        return
+    if pw is not None:
+        _print_mde(pw, console)
+    _print_variance(c, console)
+
+
+def _print_mde(pw: dict, console) -> None:
     obs = pw["observed"]
     line = (
         f"detectable difference: {pw['mde']:.3f} in pass^1 (80% power, two-sided 0.05, paired over {pw['tasks']} tasks "
@@ -212,6 +216,9 @@ def _print_power(c: dict, console) -> None:
     else:
         line += "outside it"
     console.print(line, soft_wrap=True, highlight=False)
+
+
+def _print_variance(c: dict, console) -> None:
     v = c.get("variance")
     if v and "mde" in v:
         line = (
