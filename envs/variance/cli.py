@@ -104,8 +104,10 @@ def run_variance(args: argparse.Namespace, console) -> dict:
     if missing:
         raise SpecError(f"{src}: task {missing[0]!r} is no longer in domain {domain.name}")
     cfg.llm.update(llm_settings_from_args(args))
-    cache = cfg.llm.get("cache") or str(out / "cache")
-    cfg.llm["cache"] = cache  # the cache is what holds a role fixed: always on
+    # the cache is what holds a role fixed: always on, fresh in the new folder unless --cache names one
+    # (the run's own cache is not written to unless asked for)
+    cache = args.cache or str(out / "cache")
+    cfg.llm["cache"] = cache
     roles = role_configs(cfg)
     ctx = None
     if needs_llm(roles):
