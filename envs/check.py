@@ -24,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--calibration", default=None, help="also validate this calibration.json against the domain")
     ap.add_argument("--no-lint", action="store_true", help="cross-references only, without the task lint")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="check again even if these exact files were checked before (envs/spec/check_cache.py)")
     return ap
 
 
@@ -33,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     from envs.errors import SpecError
     from envs.run.config import parse_domain_options
     from envs.spec.check import check_calibration, check_domain
+    from envs.spec.check_cache import cached_check
 
     args = build_parser().parse_args(argv)
     explicit = bool(args.domain)
@@ -43,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             try:
                 domain = get_domain(name, options if explicit else None)
-                report = check_domain(domain, lint=not args.no_lint)
+                check = check_domain if args.no_cache else cached_check
+                report = check(domain, lint=not args.no_lint)
             except SpecError as e:
                 if not explicit and "data" in str(e).lower():
                     print(f"{name}: skipped ({e})")

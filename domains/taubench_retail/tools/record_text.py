@@ -46,6 +46,14 @@ def _val(v: object) -> str:
     raise Unusual
 
 
+def _s(v: object) -> str:
+    """A text column's value: almost always a string (the C encoder directly), else as ``_val``."""
+    return _str(v) if v.__class__ is str else _val(v)
+
+
+_NO_OPTIONAL = (None,) * 7  # an order with none of models.ORDER_OPTIONAL_KEYS
+
+
 def _json(v: object) -> str:
     """A JSON column's stored text (``json.dumps`` output), or null for SQL NULL."""
     if v is None:
@@ -92,10 +100,10 @@ def order_text(conn: sqlite3.Connection, order_id: str) -> str | None:
     try:
         items = []
         for name, pid, iid, price, options, ko in conn.execute(_ITEMS_SQL, (order_id,)):
-            if ko is not None:
+            if ko is not None or options.__class__ is not str:
                 return None
             items.append('{"name": %s, "product_id": %s, "item_id": %s, "price": %s, "options": %s}'
-                         % (_val(name), _val(pid), _val(iid), _val(price), _json(options)))
+                         % (_s(name), _s(pid), _s(iid), _val(price), options))
         fuls = []
         for tracking, item_ids, ko in conn.execute(_FULFILLMENTS_SQL, (order_id,)):
             if ko is not None:
@@ -106,12 +114,13 @@ def order_text(conn: sqlite3.Connection, order_id: str) -> str | None:
             if ko is not None:
                 return None
             pays.append('{"transaction_type": %s, "amount": %s, "payment_method_id": %s}'
-                        % (_val(kind), _val(amount), _val(pm)))
+                        % (_s(kind), _val(amount), _s(pm)))
         head = '{"order_id": %s, "user_id": %s, "address": %s, "items": [%s], "fulfillments": [%s], ' \
                '"status": %s, "payment_history": [%s]' % (
-                   _val(o[0]), _val(o[1]), _ADDRESS % tuple(_val(x) for x in o[2:8]), ", ".join(items),
-                   ", ".join(fuls), _val(o[8]), ", ".join(pays))
-        tail = "".join(", " + key + enc(o[i]) for key, i, enc in _ORDER_OPTIONAL if o[i] is not None)
+                   _s(o[0]), _s(o[1]), _ADDRESS % tuple(map(_s, o[2:8])), ", ".join(items),
+                   ", ".join(fuls), _s(o[8]), ", ".join(pays))
+        tail = "".join([", " + key + enc(o[i]) for key, i, enc in _ORDER_OPTIONAL if o[i] is not None]) \
+            if o[9:16] != _NO_OPTIONAL else ""
     except Unusual:
         return None
     return head + tail + "}"
@@ -147,10 +156,10 @@ def user_text(conn: sqlite3.Connection, user_id: str) -> str | None:
             pid_text = _val(pid)
             parts.append('"id": ' + pid_text)
             pms.append(pid_text + ": {" + ", ".join(parts) + "}")
-        orders = [_val(r[0]) for r in conn.execute(_USER_ORDERS_SQL, (user_id,))]
+        orders = [_s(r[0]) for r in conn.execute(_USER_ORDERS_SQL, (user_id,))]
         return '{"name": {"first_name": %s, "last_name": %s}, "address": %s, "email": %s, ' \
                '"payment_methods": {%s}, "orders": [%s]}' % (
-                   _val(u[0]), _val(u[1]), _ADDRESS % tuple(_val(x) for x in u[2:8]), _val(u[8]),
+                   _s(u[0]), _s(u[1]), _ADDRESS % tuple(map(_s, u[2:8])), _s(u[8]),
                    ", ".join(pms), ", ".join(orders))
     except Unusual:
         return None
