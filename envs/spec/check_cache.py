@@ -20,8 +20,8 @@ from envs.spec.check import Report, check_domain
 _VERSION = "check-cache-1"  # bump when the Report's shape or the key's recipe changes
 
 
-def check_key(domain, lint: bool, gold: bool) -> str | None:
-    """The content key of ``check_domain(domain, lint, gold)``; None when it is not cacheable."""
+def check_key(domain, lint: bool, gold: bool, only: set[str] | None = None, play: bool = False) -> str | None:
+    """The content key of ``check_domain(domain, lint, gold, only, play)``; None when not cacheable."""
     from envs.domain.definition import PROJECT_ROOT, Domain, data_root
 
     if type(domain).load_tasks is not Domain.load_tasks:
@@ -29,19 +29,20 @@ def check_key(domain, lint: bool, gold: bool) -> str | None:
     if domain.options.model_dump(exclude_unset=True):
         return None  # an option may name data anywhere
     parts = [_VERSION, domain.name, type(domain).__module__, type(domain).__qualname__, f"lint={lint}",
-             f"gold={gold}"]
+             f"gold={gold}", f"play={play}", "only=" + ("*" if only is None else ",".join(sorted(only)))]
     return content_key(parts, [PROJECT_ROOT / "envs", PROJECT_ROOT / "graders", PROJECT_ROOT / "domains",
                                domain.package_dir, domain.tasks_dir(), data_root() / "personas"])
 
 
-def cached_check(domain, lint: bool = True, gold: bool = True) -> Report:
-    """``check_domain(domain, lint, gold)``, served from the content-keyed cache when it can be."""
+def cached_check(domain, lint: bool = True, gold: bool = True, only: set[str] | None = None,
+                 play: bool = False) -> Report:
+    """``check_domain(domain, lint, gold, only, play)``, served from the content-keyed cache when it can be."""
     try:
-        key = check_key(domain, lint, gold)
+        key = check_key(domain, lint, gold, only, play)
     except OSError:  # a file vanished while being read: check without the cache
         key = None
     if key is None:
-        return check_domain(domain, lint=lint, gold=gold)
+        return check_domain(domain, lint=lint, gold=gold, only=only, play=play)
     path = cache_dir() / "check" / f"{domain.name}-{key}.json"
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
@@ -49,7 +50,7 @@ def cached_check(domain, lint: bool = True, gold: bool = True) -> Report:
                       counts=saved["counts"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    report = check_domain(domain, lint=lint, gold=gold)
+    report = check_domain(domain, lint=lint, gold=gold, only=only, play=play)
     write_atomic(path, json.dumps({"domain": report.domain, "problems": report.problems,
                                    "warnings": report.warnings, "counts": report.counts}).encode())
     return report
