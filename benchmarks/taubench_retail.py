@@ -1,7 +1,7 @@
 """tau-bench retail in sitgym, beside tau-bench v1 and tau2-bench measured on the same machine.
 
     python benchmarks/taubench_retail.py [--taubench-data PATH] [--n 300]
-        [--taubench CHECKOUT] [--tau2 CHECKOUT] [--peer-path DIR]
+        [--taubench CHECKOUT] [--tau2 CHECKOUT] [--peer-path DIR] [--rounds 15]
 
 Medians of: a reset, one read tool call (``get_order_details``: the first read of a record from a
 fresh initial state, and a repeated one, served from the record-text cache), one write tool call
@@ -11,8 +11,10 @@ the final state against the goal state over the rows either side wrote, the goal
 the engine does.
 
 ``--taubench`` / ``--tau2`` name a checkout of tau-bench v1 / tau2-bench; each is measured through
-its own API in a process of its own (``benchmarks/peers.py``) and printed in its own column, or
-skipped when not given. ``--peer-path`` adds a folder of a peer's dependencies to its import path
+its own API in a process of its own (``benchmarks/peers.py --serve``) and printed in its own column,
+or skipped when not given. Read and write are measured in ``--rounds`` rounds, ours and each peer's
+in turn, so a busy machine slows both sides of a ratio alike: the ratios printed are the medians
+of the per-round ratios. The last lines are the README's rows. ``--peer-path`` adds a folder of a peer's dependencies to its import path
 (after ours). A benchmark, not a test: it asserts nothing of the figures.
 """
 
