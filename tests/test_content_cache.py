@@ -72,3 +72,13 @@ def test_cached_template_is_the_built_template_and_keys_on_the_seed(tmp_path, mo
     path = next((tmp_path / "cache" / "templates").iterdir())
     path.write_bytes(b"truncated")  # not a database: rebuilt, never served
     assert cached_template(d) == built
+
+
+def test_a_seed_closure_is_never_cached(tmp_path, monkeypatch):
+    from envs.state.template_cache import template_key
+
+    monkeypatch.setenv("SITGYM_CACHE_DIR", str(tmp_path / "cache"))
+    d = get_domain("support")
+    rows = []  # data a closure holds that no file shows
+    assert template_key(dataclasses.replace(d, seed_fn=lambda s, seed: d.seed_fn(s, seed) or rows)) is None
+    assert template_key(d) is not None

@@ -5,13 +5,15 @@ byte-for-byte the same for the same code and seed (``build_template``), so it is
 read back while the key matches. The key (``envs.content_key``) hashes the engine, the domains,
 the domain's package and the seed function's folder, with the seed, SQLite's and the libraries'
 versions: any edit gives a new key, so a stale template is never served. Only domains that take no
-options and build their template the standard way are cached (an option may name data elsewhere).
+options, build their template the standard way and seed it with a module-level function are
+cached (an option may name data elsewhere; a closure may hold data no file shows).
 """
 
 from __future__ import annotations
 
 import inspect
 import sqlite3
+import sys
 from pathlib import Path
 
 from envs.content_key import cache_dir, content_key, write_atomic
@@ -26,13 +28,22 @@ def template_key(domain) -> str | None:
 
     if type(domain).build_template is not Domain.build_template or domain.options_model.model_fields:
         return None
+    fn = domain.seed_fn
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    # Only a module-level function is named by its file: a closure or lambda may carry data the
+    # files do not show, so it is built every time.
+    if module is None or getattr(module, getattr(fn, "__qualname__", ""), None) is not fn:
+        return None
     try:
-        seed_dir = Path(inspect.getfile(domain.seed_fn)).parent
-    except TypeError:  # a builtin or callable object: its code is not a file to hash
+        seed_dir = Path(inspect.getfile(fn)).parent
+        models_dir = Path(inspect.getfile(domain.base)).parent
+    except TypeError:  # not defined in a file
         return None
     parts = [_VERSION, domain.name, str(domain.seed), type(domain).__module__, type(domain).__qualname__,
+             f"{fn.__module__}.{fn.__qualname__}", f"{domain.base.__module__}.{domain.base.__qualname__}",
              f"sqlite={sqlite3.sqlite_version}"]
-    return content_key(parts, [PROJECT_ROOT / "envs", PROJECT_ROOT / "domains", domain.package_dir, seed_dir])
+    return content_key(parts, [PROJECT_ROOT / "envs", PROJECT_ROOT / "domains", domain.package_dir, seed_dir,
+                               models_dir])
 
 
 def cached_template(domain) -> bytes:
