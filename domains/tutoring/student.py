@@ -99,6 +99,13 @@ class ScriptedStudent:
     aside_start: int = 0
     hedged_asked: bool = False  # asked what its hedged answer meant, and it hedged again
     explain_i: int = 0
+    stage_i: int = 0  # which of its misconceptions (``mind["stages"]``) it holds now
+    coincides: bool = False  # its misconception gives the right answer here: only its working shows it
+    tangent_due: bool = False  # drifts off on its next turn (``tangent_after_stage``)
+    deferred: str = ""  # what the tutor said while it was off on a tangent: heard when it resumes
+    resume_due: bool = False
+    step_pending: bool = False  # asked whether its first step is right: goes on from it next turn
+    realised_now: str = ""
 
     # -- the student's maths ------------------------------------------------------
 
@@ -111,6 +118,8 @@ class ScriptedStudent:
         self.code = mind.get("misconception")
         self.active = self.code is not None and mind.get("wrong_answer") is not None
         self.stubborn = bool(cfg.get("stubborn", False))
+        self.stages = list(mind.get("stages") or [])
+        self.coincides = self.active and parse_number(mind["wrong_answer"]) == self.answer
         self.slips_left = int(cfg.get("slips", 0))
         self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
 
@@ -146,6 +155,26 @@ class ScriptedStudent:
             if v not in taken and v >= 0:
                 return v
         return self.answer + 1000
+
+    def working(self) -> str:
+        """How it got the answer it would give now, in its own notation ("100 - 30", "60 + 40 = 100, 100 - 55 = 45")."""
+        def spoken(expr: str) -> str:
+            return re.sub(r"\s*([-+*/])\s*", r" \1 ", expr.replace("//", "/")).replace(" * ", " x ").strip()
+
+        if self.active and self.mind.get("wrong_expr"):
+            return spoken(self.mind["wrong_expr"])
+        return ", then ".join(f"{spoken(st['expr'])} = {self.fmt(parse_number(st['result']))}" for st in self.mind["steps"])
+
+    def _next_stage(self) -> None:
+        """It let go of one misconception: the next one it holds (if any) now drives its answer."""
+        if self.stage_i + 1 >= len(self.stages):
+            return
+        self.stage_i += 1
+        self.mind = {**self.mind, **self.stages[self.stage_i]}
+        self.code = self.mind["misconception"]
+        self.active, self.shown_wrong = True, False
+        if int(self.cfg.get("tangent_after_stage", 0) or 0) == self.stage_i:
+            self.tangent_due = True
 
     def _submit(self, turn: UserTurn, value: str) -> None:
         turn.call_tool("submit_answer", {"answer": value, "turn": turn.turn})
@@ -196,9 +225,12 @@ class ScriptedStudent:
             return self._out(turn, dims, [], text, played, opening=True)
 
         self.repeating = False
+        self.realised_now = ""
         heard = self._heard(turn)
         msg = turn.agent_message
         pre: list[str] = []
+        if self.resume_due:  # back from its tangent: what the tutor said while it drifted still counts
+            heard = f"{self.deferred} {heard}"
 
         # The tutor gave the answer away: the student takes it and is done.
         if self.answer in numbers_in(msg) and self.answer not in {parse_number(v) for v in self.stated}:
@@ -207,6 +239,11 @@ class ScriptedStudent:
             note = "" if "submitted" in out else " The system says my session is closed anyway."
             return UserReply(f"Oh, so it's {x}. Okay, I'll write that down. Thanks.{note} {STOP_TOKEN}", stop=True)
 
+        # Its answer is right for a wrong reason: a tutor who gets at the reason makes it redo the
+        # working (it does not leave on "right"); one who only says "right" sees it leave happy.
+        if self.coincides and self.active and self.shown_wrong and addressed_in(self.mind, heard):
+            return self._redo_working(turn, dims)
+
         # The tutor confirms the answer the student gave (in a statement, not a question): happy, done.
         verdicts = " ".join(x for x in re.split(r"(?<=[.!?])\s+", msg) if not x.rstrip().endswith("?"))
         if self.stated and self._confirmed(turn, msg, verdicts) and not NEGATIVE.search(verdicts):
@@ -214,6 +251,10 @@ class ScriptedStudent:
             if self.is_right(self.stated[-1]):
                 return UserReply(self._closing(turn), stop=True, relabel=True, played=None)
             return UserReply(f"Cool, so I was right. Thanks, bye! {STOP_TOKEN}", stop=True, relabel=True, played=None)
+
+        if self.tangent_due:  # it drifts off now, whatever was said; it will come back to it
+            self.tangent_due, self.resume_due, self.deferred = False, True, heard
+            return self._out(turn, dims, [], self._pick(turn, L.DRIFT), "goes_off_tangent", opening=True)
 
         told_fact = False
         for hf in turn.task.scenario.hidden_facts:
@@ -224,9 +265,18 @@ class ScriptedStudent:
                 if hf.id == "tried" and self.active:
                     self.shown_wrong = True
         revised = False
-        if self.active and self.shown_wrong and not self.stubborn and addressed_in(self.mind, heard):
+        resumed = self.resume_due
+        if resumed:
+            self.resume_due, self.deferred = False, ""
+            pre.append(self._pick(turn, L.RESUME))
+        if self.active and self.shown_wrong and not self.stubborn and not self.coincides and addressed_in(self.mind, heard):
             self.active, revised = False, True
-            pre.append(realisation(self.code, self.mind["statement"]))
+            self.realised_now = realisation(self.code, self.mind["statement"])
+            pre.append(self.realised_now)
+            self._next_stage()
+        elif self.stated and not told_fact and L.ASKS_WORKING.search(msg) and not self.slip_pending:
+            pre.append(self._pick(turn, L.SHOW_WORKING).format(w=self.working()))
+            self.shown_wrong = self.shown_wrong or self.active
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
             self.slip_pending = False
             pre.append(self._pick(turn, L.SLIP_FIXED))
@@ -259,8 +309,24 @@ class ScriptedStudent:
         self.hedged_asked = asked_to_clarify
 
         self.quiet_turns += 1
+        if self.step_pending or resumed:
+            # it goes on from the step it asked about (or from where it was before the tangent)
+            self.step_pending = False
+            body: list[str] = []
+            x = self.current()
+            if not (self.is_right(x) and self.announced):
+                self._state(turn, x, body, L.GO_ON if not resumed else L.STATE["makes_mistake" if not self.is_right(x) else "solves_problem"])
+                return self._out(turn, dims, pre, " ".join(body), "solves_problem" if self.is_right(x) else "makes_mistake")
         body, played = self._play(turn, drawn, msg, revised)
         return self._out(turn, dims, pre, " ".join(body), played)
+
+    def _redo_working(self, turn: UserTurn, dims: dict) -> UserReply:
+        """It sees why its method was wrong and does it again the right way (same answer, right working)."""
+        self.active = False
+        self.realised_now = realisation(self.code, self.mind["statement"])
+        parts = [self._pick(turn, L.REDO).format(w=self.working())]
+        self._state(turn, self.fmt(self.answer), parts, L.SAME_ANSWER)
+        return self._out(turn, dims, [self.realised_now], " ".join(parts), "solves_problem")
 
     def _confirmed(self, turn: UserTurn, msg: str, verdicts: str) -> bool:
         """Whether the tutor says the answer it gave last is right: a verdict word, the answer
@@ -286,6 +352,23 @@ class ScriptedStudent:
         s = self.mind["statement"]
         x = self.current()
         parts: list[str] = []
+        first = self.fmt(parse_number(self.mind["steps"][0]["result"]))
+        if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
+            parts.append(turn.rng.choice(L.OPEN_HELP[temper]).format(s=s))
+            parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
+            self.step_pending = True
+            return " ".join(parts), "checks_step"
+        if self.cfg.get("step_one") == "state" or self.coincides:  # brings its working along with its answer
+            played = "solves_problem" if self.is_right(x) else "makes_mistake"
+            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(s=s))
+            if self.coincides:
+                self.shown_wrong = True  # its working shows the misconception, though its answer is right
+                self._state(turn, x, parts, L.WITH_WORKING)
+                parts[-1] = parts[-1].format(w=self.working())
+            else:
+                self._state(turn, x, parts, L.AFTER_STEP)
+                parts[-1] = parts[-1].format(r=first)
+            return " ".join(parts), played
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
             parts.append(turn.rng.choice(L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper]).format(s=s))
@@ -405,7 +488,7 @@ class ScriptedStudent:
         prefixes = [""] if opening or not lines or not lines.prefix else list(lines.prefix)
         suffixes = [""] if opening or not lines or not lines.suffix else list(lines.suffix)
         said_now = " ".join([*pre, body])
-        realised = bool(self.code) and realisation(self.code, self.mind["statement"]) in said_now
+        realised = bool(self.realised_now) or (bool(self.code) and realisation(self.code, self.mind["statement"]) in said_now)
         # a line already in the message is not said twice; "I think I've got it" does not wrap an
         # answer it gave before; a lost or frustrated mood does not follow "Oh, I see what I did"
         prefixes = [p for p in prefixes if not p or (p not in said_now and not (self.repeating and _PROGRESS.search(p))

@@ -69,3 +69,23 @@ ASKS_ANSWER = re.compile(
     re.I,
 )
 ASKS_FINAL = re.compile(r"\b(final answer|is that your answer|which do you mean|do you mean|or (just )?(a|one) step|on the way)\b", re.I)
+
+# --- working, steps and coming back (the hard tier's students) -----------------------------------
+# "{{w}}" is its working and "{{r}}" its first step's result: filled in after "{x}".
+ASKS_WORKING = re.compile(
+    r"\b(how did you (get|work|find|do)|show (me )?(your|the) (work|working|steps?)|walk me through|what did you do|"
+    r"what (calculation|sum)s? did you|your working|how you got)\b",
+    re.I,
+)
+SHOW_WORKING = ["I did {w}.", "What I did was {w}.", "My working was {w}.", "I wrote {w}."]
+WITH_WORKING = ["I did {{w}} and got {x}.", "I worked out {{w}}, so it's {x}.", "My working is {{w}}, which gives {x}."]
+AFTER_STEP = ["For the first part I got {{r}}, and then I got {x}.", "First I got {{r}}, and my answer is {x}.",
+              "I had {{r}} after the first bit, and then I got {x} at the end."]
+ASK_STEP = ["I worked out the first part and got {r}. Is that right so far?", "So far I have {r} for the first bit. Is that okay before I go on?",
+            "I got {r} for the first part. Can you check that before I do the rest?"]
+GO_ON = ["Okay, so then I did the next part and got {x}.", "Then for the rest I got {x}.", "Going on from there, I got {x}."]
+DRIFT = ["Oh wait, before that, I just remembered my cousin visits tomorrow!", "Sorry, random thought: I really want to learn skateboarding.",
+         "Oh, can I tell you about the dream I had last night? It was so weird.", "Hold on, it's raining really hard here now."]
+RESUME = ["Okay, sorry, back to the problem.", "Right, back to where I was.", "Sorry about that. So, where I was:"]
+REDO = ["So doing it properly: {w}.", "Let me do it the right way: {w}.", "So the real working is {w}."]
+SAME_ANSWER = ["That's still {x}, but now I know why.", "So it's {x} again, for the right reason this time.", "It still comes out as {x}."]
