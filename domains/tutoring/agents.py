@@ -36,8 +36,12 @@ ANSWER_CUE = re.compile(
 )
 HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure)\b", re.I)
 PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it)\b", re.I)
-QUIT = re.compile(r"\b(want to stop|be done|give up|skip it|don'?t want to do this|i'?ll do it later|i'?m done)\b", re.I)
-FRUSTRATED = re.compile(r"\b(ugh|annoying|hate|bad at|too hard|so hard|always get these wrong|don'?t even know)\b", re.I)
+QUIT = re.compile(
+    r"\b(want to (stop|quit)|be done|give up|skip (it|this)|don'?t want to do this|i'?ll do it later|i'?m (so |really )?done|rather (stop|skip)|"
+    r"can we stop|had enough)\b", re.I)
+FRUSTRATED = re.compile(
+    r"\b(ugh|annoying|confusing|hate|can'?t stand|bad at|rubbish at|terrible at|frustrat\w*|too hard|so hard|always get these (wrong|mixed up)|"
+    r"don'?t even know|mess these up)\b", re.I)
 EXPLAIN = re.compile(r"\b(why do|why does|explain|what does .{0,30} mean|how do you even)\b", re.I)
 MATHY = re.compile(
     r"\b(problem|answer|step|got|multiply|divide|add|subtract|number|question|work|solve|minutes|dollars|percent|hundred|"
@@ -50,13 +54,32 @@ CALCULATION = re.compile(r"\(?\d[\d.,]*\)?(?:\s*(?:[-+*/\u00d7\u00f7]|x(?=\s*[\d
 STEP_FRAME = re.compile(r"\b(first (part|bit|step)|so far|for the first|before I (go on|do the rest)|after the first)\b", re.I)
 
 
+# Talk about the student's life, not the problem (pets, food, games, weather, plans, dreams)
+OFF_TOPIC = re.compile(
+    r"\b(cat|dog|hamster|pets?|video games?|favou?rite|pizza|pasta|tacos|soup|burgers|lunch|dinner|movie|song|cousin|dream|"
+    r"skateboard\w*|juggl\w*|swim\w*|raining|snowing|weekend|birthday|football|soccer|holiday|party)\b", re.I)
+# Feeling lost, stuck or fed up with the problem is about the problem (not a tangent)
+ON_TASK_FEELING = re.compile(
+    r"\b(lost|confus\w*|mixed up|don'?t (get|understand|know|see)|stuck|sense|idea|help|hard|hate|tired|stop|give up|done|"
+    r"explain|why|what|how|follow\w*|quit|enough|later)\b", re.I)
+
+
 def _quoted_removed(text: str) -> str:
     return re.sub(r"\"[^\"]*\"", " ", text)
 
 
+_FRACTION = re.compile(r"\d+\s*/\s*\d+")
+
+
+def _calculations_in(text: str) -> list[str]:
+    """The calculations written in ``text`` ("100 - 30", "(2 + 2) x 5"); a plain fraction (5/12) is a number."""
+    found = [m.group(0).strip().rstrip(".,") for m in CALCULATION.finditer(text)]
+    return [c for c in found if not _FRACTION.fullmatch(c)]
+
+
 def shown_working(text: str) -> str:
     """The calculations a student wrote in its message, for check_answer's ``working`` ('' if none)."""
-    return "; ".join(m.group(0).strip() for m in CALCULATION.finditer(_quoted_removed(text)))
+    return "; ".join(_calculations_in(_quoted_removed(text)))
 
 
 def stated_numbers(text: str, statement_numbers: set) -> list[str]:
@@ -88,8 +111,25 @@ def extract_answer(text: str, statement_numbers: set) -> tuple[str | None, bool]
             continue
         found = raw
     if found is None:
+        # no cue word ("..., which is 88", "I'd say 23.8"): the last number of its own, outside a calculation
+        bare = body
+        for c in _calculations_in(body):
+            bare = bare.replace(c, " ")
+        own = [m.group(0) for m in NUMBER.finditer(bare) if _num(m.group(0)) is not None and _num(m.group(0)) not in statement_numbers]
+        found = own[-1] if own else None
+    if found is None:
         return None, False
     return found, bool(HEDGE.search(body)) and "final answer" not in body.lower()
+
+
+NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?")
+
+
+def _num(raw: str):
+    try:
+        return parse_number(raw.replace(" ", "").rstrip(".,"))
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 Plan = Generator[AgentAction, str, None]
@@ -236,7 +276,8 @@ class SocraticTutor(_ScriptedTutor):
     def handle(self, text: str) -> Plan:
         push, quit_, upset = bool(PUSH.search(text)), bool(QUIT.search(text)), bool(FRUSTRATED.search(text))
         explain = bool(EXPLAIN.search(text))
-        tangent = not MATHY.search(_quoted_removed(text)) or bool(re.search(r"\b(cat|video game|pizza for lunch|lunch|favourite)\b", text, re.I))
+        plain = _quoted_removed(text)
+        tangent = bool(OFF_TOPIC.search(plain)) or not (MATHY.search(plain) or ON_TASK_FEELING.search(plain))
         opener: list[str] = []
         if upset or quit_:
             opener.append("I hear you - this kind of problem can feel frustrating, and that's okay.")

@@ -51,7 +51,7 @@ from envs.spec.loading import load_list
 from envs.spec.schema import Situation
 
 from . import student_lines as L
-from .hint_ideas import addressed_in, ideas, realisation
+from .hint_ideas import addressed_in, ideas, realisation, realisations
 from .problems import HERE, fmt, numbers_in, parse_number
 
 POSITIVE = re.compile(
@@ -72,6 +72,20 @@ POINTS_AT_STEP = re.compile(
 ANSWERING = ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer")
 _PROGRESS = re.compile(r"\b(?:worked it out|got it|here's what|figured)\b", re.I)
 _LOST = re.compile(r"\b(?:lost|confused|don't get|no idea|stuck|give up)\b", re.I)
+
+
+_SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+
+
+def _key(sentence: str) -> str:
+    """A sentence folded as the repetition figure folds it (case, digits, edge punctuation)."""
+    s = re.sub(r"\d+", "0", " ".join(sentence.lower().split()))
+    return re.sub(r"^[\s\"'(\[-]+|[\s.!?,;:\"')\]-]+$", "", s)
+
+
+def _keys(text: str) -> set[str]:
+    """The folded sentences of five or more words in ``text`` (shorter ones may recur, as people's do)."""
+    return {k for k in (_key(x) for x in _SENT.split(text.replace(STOP_TOKEN, " ")) if x.strip()) if len(k.split()) >= 5}
 
 
 @lru_cache(maxsize=1)
@@ -106,6 +120,11 @@ class ScriptedStudent:
     resume_due: bool = False
     step_pending: bool = False  # asked whether its first step is right: goes on from it next turn
     realised_now: str = ""
+    sentences_said: set[str] = field(default_factory=set)  # every long sentence it said (folded): none is said twice
+    runs_on: bool = False  # this episode's student writes run-on sentences
+    openers: list[str] = field(default_factory=list)
+    tails: list[str] = field(default_factory=list)
+    habit: float = 0.0
 
     # -- the student's maths ------------------------------------------------------
 
@@ -122,6 +141,11 @@ class ScriptedStudent:
         self.coincides = self.active and parse_number(mind["wrong_answer"]) == self.answer
         self.slips_left = int(cfg.get("slips", 0))
         self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
+        self.runs_on = turn.rng.random() < 0.5
+        # its voice for the episode: a few habits of its own, used on some of its sentences
+        self.openers = turn.rng.sample(L.VOICE_OPENERS, 3)
+        self.tails = turn.rng.sample([t for t in L.VOICE_TAILS if t not in (" I think", " or whatever")], 2)
+        self.habit = turn.rng.uniform(0.3, 0.6)
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -198,7 +222,8 @@ class ScriptedStudent:
 
     def _pick(self, turn: UserTurn, lines: list[str]) -> str:
         """One of ``lines``, preferring one whose text the student has not used yet."""
-        fresh = [ln for ln in lines if not any(ln.split("{")[0] and ln.split("{")[0] in s for s in self.said)] or lines
+        said = " ".join(self.said)
+        fresh = [ln for ln in lines if not (ln.split("{")[0] and ln.split("{")[0] in said)] or lines
         return turn.rng.choice(fresh)
 
     # -- listening -----------------------------------------------------------------------
@@ -237,7 +262,7 @@ class ScriptedStudent:
             x = self.fmt(self.answer)
             out = turn.call_tool("submit_answer", {"answer": x, "turn": turn.turn})
             note = "" if "submitted" in out else " The system says my session is closed anyway."
-            return UserReply(f"Oh, so it's {x}. Okay, I'll write that down. Thanks.{note} {STOP_TOKEN}", stop=True)
+            return UserReply(f"{self._pick(turn, L.TAKES_ANSWER).format(x=x)}{note} {STOP_TOKEN}", stop=True)
 
         # Its answer is right for a wrong reason: a tutor who gets at the reason makes it redo the
         # working (it does not leave on "right"); one who only says "right" sees it leave happy.
@@ -250,7 +275,7 @@ class ScriptedStudent:
             # a goodbye plays no drawn situation: labelled as none
             if self.is_right(self.stated[-1]):
                 return UserReply(self._closing(turn), stop=True, relabel=True, played=None)
-            return UserReply(f"Cool, so I was right. Thanks, bye! {STOP_TOKEN}", stop=True, relabel=True, played=None)
+            return UserReply(f"{self._pick(turn, L.WAS_RIGHT)} {STOP_TOKEN}", stop=True, relabel=True, played=None)
 
         if self.tangent_due:  # it drifts off now, whatever was said; it will come back to it
             self.tangent_due, self.resume_due, self.deferred = False, True, heard
@@ -271,7 +296,7 @@ class ScriptedStudent:
             pre.append(self._pick(turn, L.RESUME))
         if self.active and self.shown_wrong and not self.stubborn and not self.coincides and addressed_in(self.mind, heard):
             self.active, revised = False, True
-            self.realised_now = realisation(self.code, self.mind["statement"])
+            self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
             pre.append(self.realised_now)
             self._next_stage()
         elif self.stated and not told_fact and L.ASKS_WORKING.search(msg) and not self.slip_pending:
@@ -323,10 +348,28 @@ class ScriptedStudent:
     def _redo_working(self, turn: UserTurn, dims: dict) -> UserReply:
         """It sees why its method was wrong and does it again the right way (same answer, right working)."""
         self.active = False
-        self.realised_now = realisation(self.code, self.mind["statement"])
+        self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
         parts = [self._pick(turn, L.REDO).format(w=self.working())]
         self._state(turn, self.fmt(self.answer), parts, L.SAME_ANSWER)
         return self._out(turn, dims, [self.realised_now], " ".join(parts), "solves_problem")
+
+    def _voiced(self, turn: UserTurn, text: str) -> str:
+        """``text`` in this student's voice: some sentences get one of its habitual openers or tails.
+        Never the problem it quotes, nor the line in which it says what it realised."""
+        out = []
+        for sent in _SENT.split(text):
+            words = sent.split()
+            plain = len(words) >= 3 and '"' not in sent and STOP_TOKEN not in sent and "{" not in sent
+            plain = plain and not (self.realised_now and sent in self.realised_now)
+            if plain and turn.rng.random() < self.habit:
+                if turn.rng.random() < 0.5:
+                    head = turn.rng.choice(self.openers)
+                    first = sent if re.match(r"I\b", sent) else sent[:1].lower() + sent[1:]
+                    sent = f"{head[:1].upper()}{head[1:]} {first}"
+                elif sent[-1] in ".!" and not sent.endswith("..."):
+                    sent = f"{sent[:-1]}{turn.rng.choice(self.tails)}{sent[-1]}"
+            out.append(sent)
+        return " ".join(out)
 
     def _confirmed(self, turn: UserTurn, msg: str, verdicts: str) -> bool:
         """Whether the tutor says the answer it gave last is right: a verdict word, the answer
@@ -383,23 +426,25 @@ class ScriptedStudent:
             self.pending_ambiguous = x
             self.stated.append(x)
             self.shown_wrong = self.shown_wrong or self.active
-            parts.append(f"I think it's maybe {x} or something?")
+            parts.append(self._pick(turn, L.OPEN_HEDGE).format(x=x))
         elif sit == "pushes_for_answer":
-            parts.append("Can you just tell me what the answer is?")
+            parts.append(self._pick(turn, L.OPEN_PUSH))
         elif sit == "gets_confused":
-            parts.append("I don't know what to do next." if self.stated else "I don't really get what it's asking.")
+            parts.append(self._pick(turn, L.OPEN_NEXT if self.stated else L.OPEN_LOST))
         elif sit == "asks_explanation":
-            parts.append("Can you explain how you even start a problem like this?")
+            parts.append(self._pick(turn, L.OPEN_EXPLAIN))
         elif sit == "tries_to_quit":
-            parts.append("I kind of want to skip it.")
+            parts.append(self._pick(turn, L.OPEN_SKIP))
         elif sit == "goes_off_tangent":
             parts.append(self._mood(turn, sit))
         elif not self.stated:
-            parts.append("I haven't finished it.")
+            parts.append(self._pick(turn, L.OPEN_UNFINISHED))
         return " ".join(parts), sit
 
     def _mood(self, turn: UserTurn, sit: str) -> str:
         """A line of the situation's own mood (its scripted prefix), to enact it in an opening."""
+        if sit in L.MOOD:
+            return turn.rng.choice(L.MOOD[sit][0])
         s = _situations().get(sit)
         return turn.rng.choice(s.scripted.prefix) if s is not None and s.scripted.prefix else ""
 
@@ -475,42 +520,54 @@ class ScriptedStudent:
     def _quit(self, turn: UserTurn, how: str, dims: dict) -> UserReply:
         if how == "end_session":
             turn.call_tool("end_session", {"reason": "I want to stop"})
-            text = "I'm done, I'm ending the session."
+            text = self._pick(turn, L.END_SESSION)
         else:
-            text = "I have to go now, bye."
+            text = self._pick(turn, L.LEAVE)
         lines = _situations()["tries_to_quit"].scripted
-        prefix = turn.rng.choice(lines.prefix) if lines.prefix else ""
+        prefix = turn.rng.choice(L.MOOD["tries_to_quit"][0] if "tries_to_quit" in L.MOOD else lines.prefix or [""])
         return UserReply(" ".join(x for x in (prefix, text) if x) + f" {STOP_TOKEN}", stop=True, relabel=True, played="tries_to_quit")
 
     def _out(self, turn: UserTurn, dims: dict, pre: list[str], body: str, played: str, opening: bool = False) -> UserReply:
         """The message in the played situation's mood and the persona's register, never one sent before."""
         lines = _situations()[played].scripted if played in _situations() else None
-        prefixes = [""] if opening or not lines or not lines.prefix else list(lines.prefix)
-        suffixes = [""] if opening or not lines or not lines.suffix else list(lines.suffix)
+        mood = L.MOOD.get(played) or ((list(lines.prefix), list(lines.suffix)) if lines else ([], []))
+        prefixes = [""] if opening or not mood[0] else list(mood[0])
+        suffixes = [""] if opening or not mood[1] else list(mood[1])
         said_now = " ".join([*pre, body])
         realised = bool(self.realised_now) or (bool(self.code) and realisation(self.code, self.mind["statement"]) in said_now)
         # a line already in the message is not said twice; "I think I've got it" does not wrap an
         # answer it gave before; a lost or frustrated mood does not follow "Oh, I see what I did"
-        prefixes = [p for p in prefixes if not p or (p not in said_now and not (self.repeating and _PROGRESS.search(p))
+        old = self.sentences_said
+        prefixes = [p for p in prefixes if not p or (p not in said_now and _key(p) not in old and not (self.repeating and _PROGRESS.search(p))
                                                       and not (realised and _LOST.search(p)))] or [""]
-        suffixes = [x for x in suffixes if not x or (x not in said_now and not (realised and _LOST.search(x)))] or [""]
+        suffixes = [x for x in suffixes if not x or (x not in said_now and _key(x) not in old and not (realised and _LOST.search(x)))] or [""]
         if dims.get("verbosity") == "terse":
             suffixes = [""]  # the prefix carries the mood; a terse student keeps it
         chatty = dims.get("verbosity") == "chatty"
         order = [(p, s) for p in prefixes for s in suffixes]
         turn.rng.shuffle(order)
+        order = order[:80]
         fillers = [""] + list(L.FILLERS)
         text = ""
+        asides = [a for a in L.CHATTY if _key(a) not in old] or L.CHATTY
         for filler in fillers:
             for p, s in order:
-                k = (self.aside_start + len(self.said)) % len(L.CHATTY)
-                aside = L.CHATTY[k] if chatty and (opening or len(self.said) % 3 == 0) else ""
-                text = " ".join(x for x in (*pre, filler, p, body, s, aside) if x)
-                if text not in self.said:
+                aside = turn.rng.choice(asides) if chatty and (opening or len(self.said) % 3 == 0) else ""
+                if p and body and self.runs_on and p[-1] in ".!" and not pre and not filler:
+                    # a run-on: the mood and what it did in one breath ("Okay I worked it out, I got 12")
+                    head = p[:-1] + ("," if not p[:-1].endswith(",") else "")
+                    low = body if re.match(r"I\b", body) else body[:1].lower() + body[1:]
+                    text = " ".join(x for x in (head + " " + low, s, aside) if x)
+                else:
+                    text = " ".join(x for x in (*pre, filler, p, body, s, aside) if x)
+                if text not in self.said and not (_keys(text) & old):
                     break
-            if text not in self.said:
+            if text not in self.said and not (_keys(text) & old):
                 break
         else:
-            text = f"{text} (That's what I have so far, try {len(self.said) + 1}.)"
+            if text in self.said:
+                text = f"{text} (That's what I have so far, try {len(self.said) + 1}.)"
+        text = self._voiced(turn, text)
         self.said.add(text)
+        self.sentences_said |= _keys(text)
         return UserReply(text, relabel=played != turn.situation_id, played=played)
