@@ -287,6 +287,14 @@ class SocraticTutor(_ScriptedTutor):
         encourage = "You're close - let's try one more small step together." if (push or quit_) else ""
 
         if ans is not None and hedged:
+            # diagnose quietly (the guide's misconception is logged), but judge nothing before it says what it means
+            res = self._json((yield self.call("check_answer", answer=ans)))
+            code = res.get("matches_common_error")
+            if code and code not in self.logged:
+                out = yield self.call("log_misconception", code=code, evidence=f"Student suggested {ans}: {_quoted_removed(text)[:300]}")
+                if not out.startswith("Error"):
+                    self.logged.add(code)
+                    self.target = code
             yield AgentAction.say(
                 " ".join(opener + [f"When you say {ans}, is that your final answer, or the result of one step on the way? Which do you mean?"])
             )

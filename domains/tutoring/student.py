@@ -75,6 +75,7 @@ _LOST = re.compile(r"\b(?:lost|confused|don't get|no idea|stuck|give up)\b", re.
 
 
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+_SENT_KEEP = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+")  # splits between sentences, keeping every character
 
 
 def _key(sentence: str) -> str:
@@ -143,9 +144,9 @@ class ScriptedStudent:
         self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
         self.runs_on = turn.rng.random() < 0.5
         # its voice for the episode: a few habits of its own, used on some of its sentences
-        self.openers = turn.rng.sample(L.VOICE_OPENERS, 3)
-        self.tails = turn.rng.sample([t for t in L.VOICE_TAILS if t not in (" I think", " or whatever")], 2)
-        self.habit = turn.rng.uniform(0.3, 0.6)
+        self.openers = turn.rng.sample(L.VOICE_OPENERS, 4)
+        self.tails = turn.rng.sample([t for t in L.VOICE_TAILS if t not in (" I think", " or whatever")], 3)
+        self.habit = turn.rng.uniform(0.55, 0.9)
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -357,16 +358,20 @@ class ScriptedStudent:
         """``text`` in this student's voice: some sentences get one of its habitual openers or tails.
         Never the problem it quotes, nor the line in which it says what it realised."""
         out = []
-        for sent in _SENT.split(text):
+        quotes = 0  # inside the problem it quotes while the count of quote marks so far is odd
+        for sent in _SENT_KEEP.split(text):
+            inside = quotes % 2 == 1 or '"' in sent
+            quotes += sent.count('"')
             words = sent.split()
-            plain = len(words) >= 3 and '"' not in sent and STOP_TOKEN not in sent and "{" not in sent
+            plain = len(words) >= 3 and not inside and STOP_TOKEN not in sent and "{" not in sent
             plain = plain and not (self.realised_now and sent in self.realised_now)
             if plain and turn.rng.random() < self.habit:
-                if turn.rng.random() < 0.5:
+                how = turn.rng.random()
+                if how < 0.7:
                     head = turn.rng.choice(self.openers)
                     first = sent if re.match(r"I\b", sent) else sent[:1].lower() + sent[1:]
                     sent = f"{head[:1].upper()}{head[1:]} {first}"
-                elif sent[-1] in ".!" and not sent.endswith("..."):
+                if how > 0.4 and sent[-1] in ".!" and not sent.endswith("..."):
                     sent = f"{sent[:-1]}{turn.rng.choice(self.tails)}{sent[-1]}"
             out.append(sent)
         return " ".join(out)
@@ -386,7 +391,7 @@ class ScriptedStudent:
 
     def _closing(self, turn: UserTurn) -> str:
         """Its thanks at the end (one of several, drawn with the episode's rng)."""
-        line = turn.rng.choice([x for x in L.THANKS if x not in self.said] or ["Thanks, bye."])
+        line = self._voiced(turn, turn.rng.choice([x for x in L.THANKS if x not in self.said] or ["Thanks, bye."]) + ".")
         self.said.add(line)
         return f"{line} {STOP_TOKEN}"
 

@@ -138,11 +138,11 @@ MOOD = {
                                 "Guess what, we're having [pizza|pasta|tacos|soup|burgers] for [lunch|dinner] [today|tonight]."),
                          expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
     "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have finally|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last]."),
-                      expand("", "[Is that right|Did I get it right|Is that it|Am I right|Is that the answer][| this time| now]?",
+                      expand("", "[Is that right|Did I get it right|Is that it|Am I right|Is that the answer]?",
                              "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think] that's [it|right|the answer][| this time| now]."),
                       ),
     "solves_problem": (expand(f"{K}, I [think I|reckon I|finally|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last]."),
-                       expand("", "[Did I get it|Is that it|Is that right|Am I right|Is that the answer][| this time| now]?")),
+                       expand("", "[Did I get it|Is that it|Is that right|Am I right|Right?|Yes?|Correct?]")),
     "pushes_for_answer": (expand(f"{K}, can you just tell me the answer[| please| already| now]?", "Just give me the answer[, please|, okay|][| already| now].",
                                  "Why can't you just tell me[| the answer| what it is]?"),
                           expand("It would be [way|so much|a lot] faster[| that way| like that].", "My friend's tutor just tells [him|her|them][| the answer].",
@@ -222,6 +222,7 @@ SAME_ANSWER = expand("That's still {x}, but now I know why[.|!]", "So it's {x} a
 # --- its voice: habits one student has for a whole episode (another student has others) -------------
 # Words put before or after a sentence, never a hedge ("maybe", "I guess") or a fact.
 VOICE_OPENERS = ["honestly,", "okay so", "like,", "um,", "so basically", "wait,", "ok,", "right, so", "hmm,", "I mean,",
-                 "see,", "well,", "alright,", "so yeah,", "oh,", "listen,", "yeah,", "ugh,"]
+                 "see,", "well,", "alright,", "so yeah,", "oh,", "listen,", "yeah,", "ugh,", "okay, um,", "so like,", "anyway,",
+                 "erm,", "so, um,", "oh wait,", "and,", "plus,", "also,", "ok ok,"]
 VOICE_TAILS = [", lol", ", haha", " though", ", honestly", ", to be fair", ", anyway", ", you know", " I think", " for sure",
-               ", right", " or whatever", " then", " now", ", okay"]
+               ", right", " or whatever", " then", " now", ", okay", " btw", ", ok", ", like", " tbh", ", yeah", " today"]
