@@ -172,15 +172,22 @@ class AssertionResult(Record):
     result: Literal["pass", "fail", "needs_review"]
     evidence: str = ""
     turn: int | None = None
+    # The task made it part of the reward (AssertionSpec.required).
+    required: bool = False
 
 
 class Grade(Record):
     reward: float
     state_match: bool
     outputs_ok: bool
+    # Every assertion the task marks ``required`` passed (True when it marks none).
+    required_assertions_ok: bool = True
     diff: list[TableDiff] = Field(default_factory=list)
     outputs: list[OutputCheck] = Field(default_factory=list)
     assertions: list[AssertionResult] = Field(default_factory=list)
+    # Why the episode failed whatever its state: it did not end as a conversation ends (the
+    # ending named; graders.evaluate.unfinished). None when it did.
+    unfinished: str | None = None
 
 
 class Verdict(Record):
@@ -479,6 +486,36 @@ class EpisodeCause(SummaryPart):
     """Simulator flags that fired in the episode (whether or not they caused the failure)."""
 
 
+class CrossTaskRepetition(SummaryPart):
+    """How templated the simulated user sounds across the run (graders.repetition): sentences of
+    5+ words, compared with case, whitespace and digits folded."""
+
+    sentences: int = 0
+    """User sentences of 5+ words over the run, each occurrence counted."""
+    distinct: int = 0
+    """Distinct such sentences."""
+    repeated: int = 0
+    """Occurrences of a sentence said in 3 or more different tasks."""
+    repeated_distinct: int = 0
+    """Distinct sentences said in 3 or more different tasks."""
+    share: float | None = None
+    """repeated / sentences: the cross_task_repetition figure; None when no user sentence was long enough."""
+    tasks: int = 0
+    """Tasks in the run (the denominator of max_task_share)."""
+    max_tasks: int = 0
+    """The most tasks any one sentence was said in."""
+    max_task_share: float | None = None
+    """max_tasks / tasks: the largest share of the run's tasks one sentence occurs in."""
+    max_sentence: str | None = None
+    """That sentence, as first said."""
+    top: list[str] = Field(default_factory=list)
+    """Up to five of the most widespread sentences said in 3+ tasks, with their task counts."""
+    within_episode: int = 0
+    """Sentences of 5+ words said again later in the same episode (each repeat counted)."""
+    within_episode_examples: list[str] = Field(default_factory=list)
+    """Up to five of them, with their episode."""
+
+
 class SimulatorReport(SummaryPart):
     """The simulated user's measured fidelity and who caused each failure."""
 
@@ -492,6 +529,8 @@ class SimulatorReport(SummaryPart):
     """Each failed or errored episode's cause with its evidence."""
     reviewer: str | None = None
     """The --reviewer model whose verdicts are in ``episodes`` (source: reviewer)."""
+    cross_task_repetition: CrossTaskRepetition | None = None
+    """How often the user's sentences recur verbatim across tasks (and within an episode)."""
 
 
 class VarianceDesign(SummaryPart):
