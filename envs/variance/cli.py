@@ -184,6 +184,8 @@ def _fig(f, digits: int = 3) -> str:
         return s + " (by construction)"
     if f.ci95 is not None:
         s += f" [{f.ci95[0]:.{digits}f}, {f.ci95[1]:.{digits}f}]"
+    else:
+        s += " (no interval: fewer than 2 tasks)"
     return s
 
 
