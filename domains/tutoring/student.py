@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
+from envs.actors.topics import skim
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.records import ToolEvent, UserEvent
 from envs.spec.loading import load_list
@@ -196,8 +197,9 @@ class ScriptedStudent:
             return self._out(turn, dims, [], text, played, opening=True)
 
         self.repeating = False
-        heard = self._heard(turn)
-        msg = turn.agent_message
+        # read as the customer does: of a wall of text, its beginning and its end (envs.actors.topics.skim)
+        heard = skim(self._heard(turn))
+        msg = skim(turn.agent_message)
         pre: list[str] = []
 
         # The tutor gave the answer away: the student takes it and is done.
