@@ -186,7 +186,8 @@ def _main(args: argparse.Namespace, console) -> int:
 
             n = args.workers or 2
             facts = play_on_ray(cfg, plan, store, tick, address=args.ray_address, workers=n,
-                                per_worker=max(1, -(-concurrency // n)), model_concurrency=cfg.llm.get("model_concurrency"))
+                                per_worker=max(1, -(-concurrency // n)), model_concurrency=cfg.llm.get("model_concurrency"),
+                                limits=limits, gate=gate)
             console.print(f"ray: {n} workers ready in {facts['startup_s']:.1f} s", highlight=False)
             if facts["workers_lost"]:
                 console.print(f"[yellow]ray:[/yellow] {facts['workers_lost']} worker(s) lost; their episodes were played elsewhere")
