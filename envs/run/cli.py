@@ -84,6 +84,12 @@ def _main(args: argparse.Namespace, console) -> int:
     task_ids = select_tasks(sorted(domain.tasks), cfg.tasks)
     if cfg.repeats < 1:
         raise SpecError("--repeats: must be at least 1")
+    from envs.run.resume import refuse_changed_tasks, task_hashes
+
+    if args.resume:
+        refuse_changed_tasks(cfg, domain, task_ids)  # the run pins its tasks
+    if not cfg.task_hashes:
+        cfg.task_hashes = task_hashes(domain, task_ids)
 
     llm_context = None
     roles = role_configs(cfg)
