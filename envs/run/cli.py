@@ -167,6 +167,7 @@ def _main(args: argparse.Namespace, console) -> int:
     workers = max(1, min(workers_asked or 1, len(plan) or 1))
 
     t0 = time.perf_counter()
+    walls = ProcessWalls(run_dir)
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -183,6 +184,7 @@ def _main(args: argparse.Namespace, console) -> int:
         counts = {"solved": 0, "errors": 0}
 
         def tick(rec) -> None:
+            walls.note(time.perf_counter() - t0)
             counts["solved"] += int(rec.status == "ok" and rec.reward >= 1.0)
             counts["errors"] += int(rec.status == "error")
             progress.update(bar, advance=1, **counts)
@@ -202,6 +204,7 @@ def _main(args: argparse.Namespace, console) -> int:
         else:
             asyncio.run(play(domain, plan, factories, store, concurrency, tick, limits, gate))
     wall = time.perf_counter() - t0
+    walls.note(wall, force=True)
 
     chosen = set(task_ids)
     if not args.quiet:
@@ -217,7 +220,7 @@ def _main(args: argparse.Namespace, console) -> int:
         )
     # Streamed: the newest record per episode, one at a time (memory holds the index).
     store.skipped_lines.clear()
-    summary = summarize(store.iter_latest(lambda t, r: t in chosen and r < cfg.repeats), cfg, wall_s=wall, domain=domain,
+    summary = summarize(store.iter_latest(lambda t, r: t in chosen and r < cfg.repeats), cfg, wall_s=walls.total(wall), domain=domain,
                         reviews=reviews, reviewer=args.reviewer)
     summary.unreadable_records = len(store.skipped_lines)
     recorded = store.index()
@@ -250,6 +253,31 @@ def _main(args: argparse.Namespace, console) -> int:
 
 
 
+
+
+class ProcessWalls:
+    """The wall time of every process that played this run (``wall.json``), so a resumed run's
+    ``wall_s`` sums them: a killed process's time counts up to its last recorded episode."""
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / "wall.json"
+        try:
+            self.prior = [float(x) for x in json.loads(self.path.read_text(encoding="utf-8")).get("processes_s", [])]
+        except (OSError, ValueError, AttributeError, TypeError):
+            self.prior = []
+        self.last = 0.0
+
+    def note(self, seconds: float, force: bool = False) -> None:
+        """Record this process's wall time so far (at most once a second unless ``force``)."""
+        if not force and seconds - self.last < 1.0:
+            return
+        self.last = seconds
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps({"processes_s": [*self.prior, seconds]}), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def total(self, seconds: float) -> float:
+        return sum(self.prior) + seconds
 
 
 if __name__ == "__main__":
