@@ -30,6 +30,8 @@ EXPECTED = {
     "initial_state_unknown_column": "initial_state.insert.0",
     "unknown_persona": "persona",
     "silent_agent_passes": "task: requires nothing observable of the agent",
+    "duplicate_hidden_fact_id": "scenario.hidden_facts.1.id: duplicate id 'email' (also scenario.hidden_facts.0)",
+    "persona_value_outside_dimensions": "persona.dimensions.temperament: 'sleepy' is not a value of temperament",
 }
 
 
