@@ -172,7 +172,8 @@ def test_an_episode_ended_by_the_agents_errors_scores_zero_whatever_the_state():
     "content, fragment",
     [
         (b"a: 1\na: 2\n", "line 2: duplicate key 'a' (first given on line 1)"),
-        (b"d: 2026-13-45\n", "a value cannot be read (month must be in 1..12)"),
+        (b"d: 2026-13-45\n", "line 1: d: '2026-13-45' is not a date (month must be in 1..12)"),
+        (b"outputs:\n- {value: 2026-02-30, kind: date}\n", "line 2: value: '2026-02-30' is not a date (day is out of range"),
         (b"a: \xff\xfe\n", "byte 3: not UTF-8"),
         (b"[" * 20_000 + b"]" * 20_000, "nested too deeply"),
         (b"# " + b"x" * 4_100_000 + b"\n", "more than the 4,000,000 a spec file may hold"),
