@@ -346,3 +346,6 @@ class Rule(Spec):
     # the check only where the judge gives no verdict), "fallback" (the check; the judge only where
     # the check cannot decide) or "never" (the check alone). Rules without a check ask the judge.
     judge: Literal["prefer", "fallback", "never"] = "fallback"
+    # A rule whose condition is every reply ("never read out the customer's address"): judged in
+    # every situation, as though each situation listed it (Domain.situations adds it).
+    every_situation: bool = False
