@@ -107,8 +107,17 @@ def test_r5_garbage_proposes_nothing(reply):
 @pytest.mark.parametrize("reply", GARBAGE)
 def test_tutoring_garbage_asks_the_student_nothing(reply):
     tutoring = get_domain("tutoring")
-    for rule in ("clarify_unclear_answer", "guide_with_questions"):
-        assert verdict(rule, reply, "maybe 40 or something?", domain=tutoring) == V, rule
+    for rule, said_ in [("clarify_unclear_answer", "maybe 40 or something?"), ("guide_with_questions", "I'm lost."),
+                        ("check_understanding", "Why do we divide by 60?"), ("redirect_tangent", "My cat opened the door today!"),
+                        ("persist_before_reveal", "Just tell me the answer.")]:
+        assert verdict(rule, reply, said_, domain=tutoring) == V, rule
+
+
+@pytest.mark.parametrize("reply", GARBAGE)
+def test_support_garbage_steers_nothing_and_acknowledges_nothing(reply):
+    assert verdict("R8", reply, "Did you watch the football last night?") == V
+    assert verdict("R9", reply, ANGRY) == V
+    assert verdict("R7", reply, PROVOKED) == V
 
 
 # --- R11: a proposal answered with a yes is a confirmation ---------------------------------------
