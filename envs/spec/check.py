@@ -108,10 +108,13 @@ def _file_tasks(domain, report: Report) -> list[tuple[Task, str]] | None:
 _REPLAY_FAILS = "fails when the gold path is replayed"
 
 
-def check_domain(domain, lint: bool = True, gold: bool = True, only: set[str] | None = None) -> Report:
+def check_domain(
+    domain, lint: bool = True, gold: bool = True, only: set[str] | None = None, play: bool = False
+) -> Report:
     """Every problem of ``domain`` (module docstring); ``lint=False`` checks without the lint,
     ``gold=False`` without the gold sets (a run does not read them: only calibration does);
-    ``only``: check just these task ids (``--tasks`` / ``--tags``), the rest of the domain in full."""
+    ``only``: check just these task ids (``--tasks`` / ``--tags``), the rest of the domain in full;
+    ``play``: the lint also plays the do-nothing agents on each task (``envs.spec.lint``)."""
     from envs.spec.check_rules import check_rules
     from envs.spec.lint import lint_task
     from envs.spec.policy_coverage import check_policy_coverage
@@ -139,7 +142,7 @@ def check_domain(domain, lint: bool = True, gold: bool = True, only: set[str] | 
         if not lint:
             report.problems += check_task(domain, task, where)
             continue
-        found = lint_task(domain, task, where)
+        found = lint_task(domain, task, where, play=play)
         if imported:  # another benchmark's gold path may call what its own engine refuses: reported
             hard = [p for p in check_task(domain, task, where) if _REPLAY_FAILS not in p]
             report.problems += hard
