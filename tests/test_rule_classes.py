@@ -120,6 +120,30 @@ def test_support_garbage_steers_nothing_and_acknowledges_nothing(reply):
     assert verdict("R7", reply, PROVOKED) == V
 
 
+@pytest.mark.parametrize("text,asks", [
+    ("Please could you send me the order number.", True),
+    ("Kindly provide the email on the account.", True),
+    ("Email and zip, please.", True),
+    ("Please make sure to include the order number.", True),
+    ("Let me know which one you mean.", True),
+    ("Please adjust the message accordingly.", False),
+    ("Please hold.", False),
+    ("Please note that refunds take time.", False),
+    ("???", False),
+])
+def test_requests_ask_the_reader_for_something(text, asks):
+    from graders.rules.replies import request_sentences
+
+    assert bool(request_sentences(text)) is asks
+
+
+def test_a_question_mark_on_its_own_line_closes_its_question():
+    from graders.rules.replies import sentences
+
+    assert sentences("Thanks.\nShall I change the address to\n55 Elm Road\n?") == ["Thanks.", "Shall I change the address to 55 Elm Road?"]
+    assert sentences("Could you tell me:\n- your email\n- your zip") == ["Could you tell me:", "- your email", "- your zip"]
+
+
 # --- R11: a proposal answered with a yes is a confirmation ---------------------------------------
 
 READDRESS = tool("change_shipping_address", {"order_id": "O-00042"}, order_id="O-00042", line1="55 Elm Road")
