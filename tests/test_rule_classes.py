@@ -302,3 +302,9 @@ def test_r16_applies_only_after_a_failed_check_of_several_details():
     assert verdict("R16", "The zip code doesn't match.", "ann.roe@x.org, 10001", FOUND, CUST_ZIP) == NA  # verified
     assert verdict("R16", "I couldn't find an account with that email.", "a@b.c", NOT_FOUND) == NA  # one detail
     assert verdict("R16", "I couldn't find an account with that email.", "a@b.c and 10001", NOT_FOUND) == V
+    assert verdict("R16", "I couldn't find an account with that email.", "I'm very upset. a@b.c", NOT_FOUND) == NA
+    assert verdict("R16", "I couldn't find an account with that email.", "I'm Ann Roe, a@b.c", NOT_FOUND) == V
+    by_name = tool("find_customer_by_name_zip", "Error: no customer with that name and default-address zip code", ok=False,
+                   first_name="Ann", last_name="Roe", zip="10002")
+    assert verdict("R16", "The zip code you gave doesn't match.", "ann roe, 10002", by_name) == V
+    assert verdict("R16", "I couldn't verify you with those details.", "ann roe, 10002", by_name) == F
