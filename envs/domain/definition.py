@@ -150,8 +150,12 @@ class Domain:
         return build_template(self.base, self.seed_fn, self.seed)
 
     def template(self) -> bytes:
+        """The template database, built once per process (and kept on disk while the code that
+        builds it is unchanged: ``envs.state.template_cache``)."""
         if self.cache.template is None:
-            self.cache.template = self.build_template()
+            from envs.state.template_cache import cached_template
+
+            self.cache.template = cached_template(self)
         return self.cache.template
 
     def initial_bytes(self, task: Task) -> bytes:
@@ -210,8 +214,15 @@ class Domain:
 
     @cached_property
     def situations(self) -> dict[str, Situation]:
+        """The situations of ``situations.yaml``, each with the rules marked ``every_situation``
+        added to its own (a rule that holds on every reply is judged on every reply)."""
         p = self.package_dir / "situations.yaml"
-        return {s.id: s for s in load_list(Situation, p, "situations")} if p.exists() else {}
+        sits = {s.id: s for s in load_list(Situation, p, "situations")} if p.exists() else {}
+        every = [r.id for r in self.rules.values() if r.every_situation]
+        if every:
+            sits = {k: s.model_copy(update={"rules": [*s.rules, *(r for r in every if r not in s.rules)]})
+                    for k, s in sits.items()}
+        return sits
 
     @cached_property
     def rules(self) -> dict[str, Rule]:

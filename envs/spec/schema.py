@@ -77,12 +77,13 @@ class MindChange(Spec):
     """The user changes what they want the first time the agent proposes something.
 
     Triggered by an agent message of kind ``act`` (``confirm``: a "shall I ...?" request;
-    ``refusal``; ``any``) about ``topic`` (any topic when none), or containing any of
-    ``when_asked``. At least one of ``topic``, ``when_asked`` or an ``act`` other than any."""
+    ``refusal``; ``done``: the agent's report once the user has agreed to a change, i.e. a
+    change of mind after the action; ``any``) about ``topic`` (any topic when none), or containing
+    any of ``when_asked``. At least one of ``topic``, ``when_asked`` or an ``act`` other than any."""
 
     when_asked: list[str] = Field(default_factory=list)
     topic: str | None = None
-    act: Literal["confirm", "refusal", "any"] = "any"
+    act: Literal["confirm", "refusal", "done", "any"] = "any"
     say: str
 
     @model_validator(mode="after")
@@ -96,6 +97,9 @@ class Scenario(Spec):
     goal: str
     # The user's own words for the request (scripted user's opening line; LLM user's starting point).
     request: str
+    # Further requests of the same conversation, in the user's words, raised one at a time: the
+    # next once the agent has handled the one before (done it, refused it, or asked "anything else?").
+    more_requests: list[str] = Field(default_factory=list)
     known_facts: list[str] = Field(default_factory=list)
     hidden_facts: list[HiddenFact] = Field(default_factory=list)
     situations: list[str] = Field(default_factory=lambda: ["cooperative"])
@@ -175,6 +179,10 @@ class AssertionSpec(Spec):
     # llm_judge: a yes/no question about the whole transcript (yes = pass).
     question: str | None = None
     description: str = ""
+    # Part of the reward: a required assertion that fails makes the trial a failure, as an
+    # unstated required output does (what a task honestly requires the agent to do, such as
+    # reading the order before declining). Deterministic types only: a reward never waits on a judge.
+    required: bool = False
 
     @model_validator(mode="after")
     def _fields_for_type(self) -> "AssertionSpec":
@@ -190,6 +198,8 @@ class AssertionSpec(Spec):
         for f in need:
             if not getattr(self, f):
                 raise ValueError(f"an assertion of type {self.type} needs `{f}`")
+        if self.required and self.type == "llm_judge":
+            raise ValueError("an llm_judge assertion cannot be `required` (a reward never waits on a judge)")
         return self
 
 
@@ -340,3 +350,6 @@ class Rule(Spec):
     # the check only where the judge gives no verdict), "fallback" (the check; the judge only where
     # the check cannot decide) or "never" (the check alone). Rules without a check ask the judge.
     judge: Literal["prefer", "fallback", "never"] = "fallback"
+    # A rule whose condition is every reply ("never read out the customer's address"): judged in
+    # every situation, as though each situation listed it (Domain.situations adds it).
+    every_situation: bool = False
