@@ -17,6 +17,7 @@ played, so rules judged on the agent's reply fit the message it answers.
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import dataclass
 
 from envs.spec.schema import LineFit, ScriptedLines
@@ -30,6 +31,9 @@ class Point:
     answering: bool  # the message answers something the agent asked
     cold: bool  # the persona is cold, or an earlier turn was played in a cold mood
     said: frozenset[str] = frozenset()  # lines the user has already said this episode
+    helped: bool = True  # the agent has done something (a tool call) this episode
+    changed: bool = True  # the user has changed its mind this episode
+    key: int | None = None  # a stable number per task and situation: which realisation it speaks
 
 
 @dataclass
@@ -47,6 +51,8 @@ def fits(line: str, fit: LineFit | None, at: Point) -> bool:
         return False
     if fit.answering and not at.answering:
         return False
+    if fit.after_help and not at.helped or fit.after_change and not at.changed:
+        return False
     return not (fit.warm and at.cold)
 
 
@@ -62,7 +68,7 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
                 rng.random()  # the same draws as a played turn: later draws do not depend on this
         return Enacted("", "", False)
     out = []
-    for options in (lines.prefix, lines.suffix):
+    for i, options in enumerate((lines.prefix, lines.suffix)):
         if not options:
             out.append("")
             continue
@@ -71,6 +77,11 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
         if not ok:
             played = False
             out.append("")
+        elif at.key is not None:
+            # the task's own order of the lines: the same task speaks the same realisations, another
+            # task others, so a run does not put one sentence in every task's mouth
+            order = sorted(options, key=lambda x: zlib.crc32(f"{at.key}:{i}:{x}".encode()))
+            out.append(next(x for x in order if x in ok))
         else:
             out.append(ok[int(pick * len(ok)) % len(ok)])
     return Enacted(out[0], out[1], played)
