@@ -36,7 +36,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.actors.enactment import Point, enact
+from envs.actors.enactment import Point, enact, realise
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.actors.replies import Replies
 from envs.actors.topics import Reading, Recogniser
@@ -109,10 +109,10 @@ class ScriptedUser:
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
             body = " ".join([sc.request, *facts])
-            aside = say.pick(say.opening_aside, dims, key=self._key("opening_aside"))
+            aside = realise(say.pick(say.opening_aside, dims, key=self._key("opening_aside")), self._key("opening_aside"))
             if aside:
                 body += " " + aside
-            return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, opening=True)
+            return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, opening=True, chosen=en.said)
 
         msg = turn.agent_message
         r = rec.read(msg)
@@ -223,7 +223,7 @@ class ScriptedUser:
         one; else the persona's closing (good news, or something done)."""
         if r.refusal:
             return self._variant(replies, "accept_refusal", dims)
-        return say.pick(say.closing, dims, say.closing_default, key=self._key("closing"))
+        return realise(say.pick(say.closing, dims, say.closing_default, key=self._key("closing")), self._key("closing"))
 
     def _key(self, kind: str) -> int:
         """A stable number per task and kind of line: which of its realisations this task speaks
@@ -237,7 +237,7 @@ class ScriptedUser:
     def _tell(self, hf: Any, replies: Replies, dims: dict[str, str]) -> str:
         """A hidden fact told in this persona's words ("It's 40503."), one realisation per task."""
         options = replies.fact_variants(hf.topic, hf.fact, dims)
-        return options[self._key(f"fact:{hf.id}") % len(options)]
+        return realise(options[self._key(f"fact:{hf.id}") % len(options)], self._key(f"fact:{hf.id}"))
 
     @staticmethod
     def _triggers(mc: Any, msg: str, r: Reading) -> bool:
@@ -265,7 +265,9 @@ class ScriptedUser:
         options = replies.variants(kind, dims, self._words)
         n = self.uses.get(kind, 0)
         self.uses[kind] = n + 1
-        return options[(self._key(kind) + n) % len(options)]
+        # the domain's own realisations start where this task's key says; a words.yaml line stays first
+        off = self._key(kind) if kind in replies.spec.replies else 0
+        return realise(options[(off + n) % len(options)], self._key(f"{kind}:{n}"))
 
     def _wrapped(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], body: str, lines: Any, cold: bool,
                  answering: bool) -> UserReply:
@@ -273,18 +275,21 @@ class ScriptedUser:
         en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold),
                                 said=frozenset(self.lines_said), helped=helped, changed=self.mind_changed,
                                 key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
-        return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines)
+        return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, chosen=en.said)
 
     def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,
-               played: bool, lines: Any, opening: bool = False) -> UserReply:
+               played: bool, lines: Any, opening: bool = False, chosen: tuple[str, ...] = ()) -> UserReply:
         text = self._compose(say, dims, prefix, body, suffix, opening)
+        wrapped = True
         if text in self.said:  # never the same message twice: drop the wrapping, then leave
             text = self._compose(say, dims, "", body, "", opening)
             if text in self.said:
                 return self._leave(say, dims, "", turn.replies or Replies(), "stuck")
             played = played and not (prefix or suffix)
+            wrapped = False
         self.said.add(text)
-        self.lines_said |= {x for x in (prefix, suffix) if x and x in text}
+        if wrapped:
+            self.lines_said |= set(chosen)
         if played and lines is not None and lines.cold:
             self.cold_seen = True
         return UserReply(text, relabel=not played, played=None)
