@@ -81,7 +81,7 @@ def _main(args: argparse.Namespace, console) -> int:
     domain = configure_domain(cfg, domain_options_from_args(args), bool(args.resume))
     if not args.worker_stdin:  # the parent checked the domain for its workers
         check_domain_before_run(cfg, domain, console)
-    task_ids = select_tasks(sorted(domain.tasks), cfg.tasks)
+    task_ids = select_tasks(domain.tasks, cfg.tasks, cfg.tags)
     if cfg.repeats < 1:
         raise SpecError("--repeats: must be at least 1")
 

@@ -107,9 +107,10 @@ def _file_tasks(domain, report: Report) -> list[tuple[Task, str]] | None:
 _REPLAY_FAILS = "fails when the gold path is replayed"
 
 
-def check_domain(domain, lint: bool = True, gold: bool = True) -> Report:
+def check_domain(domain, lint: bool = True, gold: bool = True, only: set[str] | None = None) -> Report:
     """Every problem of ``domain`` (module docstring); ``lint=False`` checks without the lint,
-    ``gold=False`` without the gold sets (a run does not read them: only calibration does)."""
+    ``gold=False`` without the gold sets (a run does not read them: only calibration does);
+    ``only``: check just these task ids (``--tasks`` / ``--tags``), the rest of the domain in full."""
     from envs.spec.check_rules import check_rules
     from envs.spec.lint import lint_task
     from envs.spec.task_check import check_task
@@ -129,6 +130,8 @@ def check_domain(domain, lint: bool = True, gold: bool = True) -> Report:
         except SpecError as e:
             report.problems.append(str(e))
             tasks = []
+    if only is not None:
+        tasks = [(t, w) for t, w in tasks if t.id in only]
     for task, where in tasks:
         if not lint:
             report.problems += check_task(domain, task, where)
