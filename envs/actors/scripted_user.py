@@ -154,7 +154,17 @@ class ScriptedUser:
         if not parts:
             for hf in again:
                 self.restated.add(hf.id)
-                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(self._tell(hf, replies, dims))}")
+                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(hf.fact)}")
+        # "Could you verify your identity?": no detail named; a forthcoming persona offers what it
+        # holds for such a request, another asks what is needed
+        general = replies.volunteered(msg, dims) if r.question and not parts and not again else None
+        if general:
+            for hf in sc.hidden_facts:
+                if hf.id not in self.revealed and hf.topic in general:
+                    self.revealed.add(hf.id)
+                    parts.append(self._tell(hf, replies, dims))
+        if general is not None and not parts:
+            parts.append(self._variant(replies, "what_needed", dims))
         if self.withheld and sc.known_facts:
             self.withheld = False
             parts.extend(sc.known_facts)
@@ -313,6 +323,9 @@ class ScriptedUser:
         if greet.endswith(",") and rest:
             rest[0] = _lower_first(rest[0])  # "Look, quickly please." not "Look, Quickly please."
         text = " ".join(x for x in (greet, *rest) if x)
-        for word in say.omitted(dims):
+        omitted = say.omitted(dims)
+        for word in omitted:
             text = text.replace(word, "")
+        if omitted:  # "Hi. Please cancel it." without "Please " starts its sentence again
+            text = re.sub(r"(^|[.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
         return text
