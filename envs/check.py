@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                         if str(e).startswith(("--tasks", "--tags")):
                             raise
                         only = None  # the tasks do not load: check_domain reports each bad file
-                report = check_domain(domain, lint=not args.no_lint, only=only)
+                # the lint plays the do-nothing agents on each task
+                report = check_domain(domain, lint=not args.no_lint, only=only, play=not args.no_lint)
             except SpecError as e:
                 if not explicit and "data" in str(e).lower():
                     print(f"{name}: skipped ({e})")

@@ -29,7 +29,11 @@ from envs.actors.llm_judge import parse_verdicts
 from envs.records import EpisodeRecord
 from fake_llm_server import FakeLLMServer, Reply, default_agent
 
-FAST = ["--request-timeout", "1", "--max-retries", "2", "--request-backoff", "0.01", "--retry-errors", "0"]  # errors stay errors here (replays: test_budgets)
+# The fake server answers in milliseconds, but a machine shared with other CPU-heavy jobs can stall a
+# process for seconds, and a request timed out by a stall is retried and changes the counts asserted
+# here: the timeout is generous, and only the hang test sets a short one (HANG_TIMEOUT, HANG far past it).
+FAST = ["--request-timeout", "30", "--max-retries", "2", "--request-backoff", "0.01", "--retry-errors", "0"]  # errors stay errors here (replays: test_budgets)
+HANG_TIMEOUT, HANG = "2", 8.0
 AGENT, USER, JUDGE = "openai/fake-agent", "openai/fake-user", "openai/fake-judge"
 
 # --- a toy domain whose rules need a judge ---------------------------------------------------
@@ -183,20 +187,21 @@ def test_429_with_retry_after_is_retried_after_the_delay(server, tmp_path, clien
     [
         (Reply.error(429, retry_after="0"), "rate_limit"),
         (Reply.error(500), "server_error"),
-        (Reply(hang=3.0), "timeout"),
+        (Reply(hang=HANG), "timeout"),
         (Reply(drop=True), "connection"),
     ],
 )
 def test_fault_recovers_then_exhausts_into_an_infra_error(server, tmp_path, fault, kind, client):
+    timeout = ["--request-timeout", HANG_TIMEOUT] if kind == "timeout" else []
     # One fault: retried, the episode is clean.
     server.queue("fake-agent", fault)
-    rc, recs, _ = run(server, tmp_path, out="once", client=client)
+    rc, recs, _ = run(server, tmp_path, *timeout, out="once", client=client)
     assert rc == 0 and recs[0].status == "ok" and recs[0].reward == 1.0
     assert len(server.completions("fake-agent")) == 3
     # Faults past --max-retries 2: the episode is an error of the agent role, of this kind.
     server.reset()
     server.queue("fake-agent", fault, fault, fault)
-    rc, recs, summary = run(server, tmp_path, out="exhausted", client=client)
+    rc, recs, summary = run(server, tmp_path, *timeout, out="exhausted", client=client)
     r = recs[0]
     assert rc == 0 and r.status == "error" and r.error_role == "agent" and r.error_kind == kind
     assert r.termination == "error" and "after 3 attempts" in r.error and "openai/fake-agent" in r.error
@@ -249,7 +254,7 @@ def test_lean_client_sessions_close_with_their_event_loop(server):
     from envs.llm.endpoints import make_endpoint
     from envs.actors.roles import RoleConfig
 
-    client = LLMClient(request_timeout=5, max_retries=0)
+    client = LLMClient(request_timeout=30, max_retries=0)
     ep = make_endpoint("user", RoleConfig(spec=USER, api_base=server.url))
     assert ep.direct
     msgs = [{"role": "user", "content": "hello"}]

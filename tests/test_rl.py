@@ -154,7 +154,7 @@ def test_rollout_and_export_commands_write_jsonl_that_datasets_loads(tmp_path):
             for c in m.get("tool_calls") or []:
                 assert isinstance(json.loads(c["function"]["arguments"]), dict)
     bad = subprocess.run([sys.executable, "-m", "envs.export", str(tmp_path / "nope"), "--out", str(ex)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "not a run folder" in bad.stderr and "Traceback" not in bad.stderr
 
     datasets = pytest.importorskip("datasets", reason="the rl extra (Hugging Face datasets) is not installed")

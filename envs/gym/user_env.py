@@ -186,7 +186,7 @@ class SitgymUserEnv(gymnasium.Env):
 
     def _finish(self):
         ep = self._ep
-        ev = self._run(evaluate(self.domain, ep.task, ep.state, ep.events, None, self._episode))
+        ev = self._run(evaluate(self.domain, ep.task, ep.state, ep.events, None, self._episode, termination=ep.termination))
         rec = EpisodeRecord(episode_id=f"{ep.task.id}#0", task_id=ep.task.id, domain=self.domain.name, repeat=0,
                             seed=ep.seed, transcript=list(ep.events), termination=ep.termination, reward=ev.grade.reward,
                             grade=ev.grade, goal_met_turn=getattr(ep, "goal_met_turn", None))

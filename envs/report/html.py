@@ -145,6 +145,12 @@ def _episodes_section(episodes: list[EpisodeRecord] | None, unreadable: int) -> 
 <script>{JS}</script>"""
 
 
+def variance_html(s: RunSummary) -> str:
+    from envs.report.html_variance import variance_html as section
+
+    return section(s)
+
+
 def render(summary: RunSummary, episodes: list[EpisodeRecord] | None = None, unreadable: int = 0) -> str:
     """The report page for ``summary``, as one self-contained HTML string; with ``episodes``
     (the run's records), the episode grid and viewer too (``unreadable``: record lines that
@@ -167,6 +173,7 @@ agent errors {s.agent_errors}.</p>
 <div class="scroll">{_pass_k_svg(s)}</div>
 <h2 id="rules">Rule compliance by situation</h2>{_rules_table(s)}
 {_simulator_html(s)}
+{variance_html(s)}
 <h2>Tasks</h2><div class="scroll"><table><tr><th>task</th><th>solved</th><th>errors</th><th>ended by</th></tr>{per_task}</table></div>
 {_episodes_section(episodes, unreadable)}
 </body></html>"""

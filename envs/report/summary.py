@@ -188,11 +188,16 @@ def _why_failed(rec: EpisodeRecord) -> str:
     g = rec.grade
     if g is None:
         return "no grade"
+    if g.unfinished:
+        return f"{g.unfinished}; graded 0 whatever the state"[:300]
     if g.diff:
         return render_diff(g.diff, limit=2).replace("\n", "; ")[:300]
     from graders.outcome.outputs import describe
 
     missing = [describe(o) for o in g.outputs if not o.found]
+    if not missing and not g.required_assertions_ok:
+        failed = [a.description or a.type for a in g.assertions if a.required and a.result != "pass"]
+        return f"required assertion failed: {'; '.join(failed)}"[:300]
     return f"required outputs not stated: {'; '.join(missing)}"[:300]
 
 
