@@ -142,7 +142,7 @@ def test_bad_topic_or_user_tool_call_fails_at_load_naming_file_and_field(support
     with pytest.raises(SpecError, match=r"f\.yaml: scenario\.user_tools\.0\.arguments\.order_id: .*no value"):
         support.validate_task(no_order, "f.yaml")
     bad_days = Task(id="t", domain="support", scenario=Scenario(
-        goal="g", request="r", user_tools=[{"tool": "check_bank_statement", "arguments": {"customer_id": "C-1", "days": 999}}]))
+        goal="g", request="r", user_tools=[{"tool": "check_bank_statement", "arguments": {"email": "a@example.com", "days": 999}}]))
     with pytest.raises(SpecError, match=r"f\.yaml: scenario\.user_tools\.0\.arguments: invalid arguments .*days"):
         support.validate_task(bad_days, "f.yaml")
 

@@ -93,6 +93,10 @@ class DomainWords(Spec):
     done_words: list[str] = Field(default_factory=list)
     """Words (besides the generic ones) by which the agent reports a change done ("refunded")."""
     scripted: ScriptedWords = Field(default_factory=ScriptedWords)
+    user_choices: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    """Agent-tool parameters whose value is the user's to choose (a refund's destination), and per
+    value the words a user names it with: the lint (``envs.spec.lint.choices_open``) finds goals
+    that depend on a choice the scenario leaves open, where the LLM user is told it may choose freely."""
 
     def all_done_words(self) -> list[str]:
         return list(dict.fromkeys([*GENERIC_DONE_WORDS, *self.done_words]))

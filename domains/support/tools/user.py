@@ -17,7 +17,7 @@ from envs.domain.tools import tool
 from envs.state.rawrows import Row, RowSet
 
 from .common import (
-    CustomerId,
+    Email,
     OrderId,
     _items,
     _refunds,
@@ -112,20 +112,29 @@ def _view_order_in_app(r: RowSet, order_id: str) -> str:
     return line
 
 
+def _own_account(r: RowSet, email: str) -> str | None:
+    """The customer's own account, found by the email they know (a customer knows no internal id)."""
+    c = r.first("customers", "id", email=email.strip().lower())
+    return c.id if c is not None else None
+
+
 @tool(side="user")
 def check_bank_statement(
     session: Session,
-    customer_id: CustomerId,
+    email: Email,
     days: Annotated[int, Field(ge=1, le=120, description="How many days back to look.")] = 30,
 ) -> str:
-    """The customer's bank statement lines for the marketplace over the last days (charges and refunds that posted).
+    """The customer's own bank statement lines for the marketplace over the last days (charges and refunds that posted).
 
     Args:
-        customer_id: Whose statement.
+        email: Your own email address (the one on your marketplace account).
         days: How many days back to look.
     """
     since = TODAY - dt.timedelta(days=days)
     with rows_of(session) as r:
+        customer_id = _own_account(r, email)
+        if customer_id is None:
+            return "I can't find a marketplace account for that email, so I can't tell which card to look at."
         rows = r.select_where("bank_statement_lines", "customer_id = ? AND posted_on >= ?", "posted_on DESC, id DESC",
                               customer_id, r.encode("bank_statement_lines", "posted_on", since))
     if not rows:
@@ -135,13 +144,16 @@ def check_bank_statement(
 
 
 @tool(side="user")
-def check_email_inbox(session: Session, customer_id: CustomerId) -> str:
-    """The order-confirmation emails in the customer's inbox (they show order numbers), newest first.
+def check_email_inbox(session: Session, email: Email) -> str:
+    """The order-confirmation emails in your own inbox (they show order numbers), newest first.
 
     Args:
-        customer_id: Whose inbox.
+        email: Your own email address (the inbox to look in).
     """
     with rows_of(session) as r:
+        customer_id = _own_account(r, email)
+        if customer_id is None:
+            return "There are no order confirmation emails from the marketplace in that inbox."
         orders = r.select("orders", "placed_at DESC, id", customer_id=customer_id)[:5]
         if not orders:
             return "There are no order confirmation emails in my inbox."
