@@ -327,5 +327,6 @@ class ScriptedUser:
         for word in omitted:
             text = text.replace(word, "")
         if omitted:  # "Hi. Please cancel it." without "Please " starts its sentence again
-            text = re.sub(r"(^|[.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+            # (not an email address or an id at the start of a sentence: "omar.h@example.com, that's it.")
+            text = re.sub(r"(^|[.!?] )([a-z])(?![^\s]*[@\d])", lambda m: m.group(1) + m.group(2).upper(), text)
         return text
