@@ -52,15 +52,16 @@ def check_doorstep(session: Session, order_id: OrderId) -> str:
 
 
 def _check_doorstep(hd: Row | None, order_id: str) -> str:
+    # said as a person says it: what they found, not the order number again
     if hd is None:
-        return f"Nothing has arrived for order {order_id}: no parcel at the front door or in the mailbox."
+        return "Nothing has arrived: no parcel at the front door or in the mailbox."
     if hd.in_hand:
-        return f"I already have the parcel for order {order_id}. {_contents(hd)}"
+        return f"I already have the parcel. {_contents(hd)}"
     if hd.location in ("front_door", "mailbox"):
         hd.in_hand, hd.collected_at = True, NOW
         where = "front door" if hd.location == "front_door" else "mailbox"
-        return f"There is a parcel for order {order_id} at the {where} after all, I have it now. {_contents(hd)}"
-    return f"No parcel for order {order_id} at the front door or in the mailbox."
+        return f"There's a parcel at the {where} after all, I have it now. {_contents(hd)}"
+    return "No parcel at the front door or in the mailbox."
 
 
 @tool(side="user")
@@ -78,10 +79,10 @@ def _ask_neighbour(hd: Row | None, order_id: str) -> str:
     if hd is not None and hd.location == "neighbour" and not hd.in_hand:
         hd.in_hand, hd.collected_at = True, NOW
         who = hd.neighbour or "a neighbour"
-        return f"My neighbour ({who}) had the parcel for order {order_id} and handed it over. {_contents(hd)}"
+        return f"My neighbour ({who}) had the parcel and handed it over. {_contents(hd)}"
     if hd is not None and hd.in_hand:
-        return f"No need, I already have the parcel for order {order_id}."
-    return f"None of the neighbours has seen a parcel for order {order_id}."
+        return "No need, I already have the parcel."
+    return "None of the neighbours has seen it."
 
 
 @tool(side="user")
