@@ -34,12 +34,14 @@ DEFAULTS: dict[str, list[str]] = {
     "thanks_result": ["Great, thank you.", "That's good to hear, thanks."],
     "goodbye": ["No, that's all. Bye.", "That's everything, thanks. Goodbye."],
     "what_needed": ["What do you need from me?", "Sure, what do you need?"],
+    # yes to a proposed change; later variants for a conversation that agrees to several changes
+    "accept": ["Yes, please go ahead.", "Yes, please do that.", "Yes, go ahead with that one too."],
 }
 
 
 # A domain's own ScriptedWords line that stands for a kind of reply (used when replies.yaml has none).
 WORDS_FIELD = {"acknowledge": "what_now", "dont_know": "unsure", "push_back": "doubt", "accept_refusal": "give_up",
-               "stuck": "stuck"}
+               "stuck": "stuck", "accept": "accept"}
 
 
 class ReplyLines(Spec):
