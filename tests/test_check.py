@@ -30,6 +30,8 @@ EXPECTED = {
     "initial_state_unknown_column": "initial_state.insert.0",
     "unknown_persona": "persona",
     "silent_agent_passes": "task: requires nothing observable of the agent",
+    "duplicate_hidden_fact_id": "scenario.hidden_facts.1.id: duplicate id 'email' (also scenario.hidden_facts.0)",
+    "persona_value_outside_dimensions": "persona.dimensions.temperament: 'sleepy' is not a value of temperament",
 }
 
 
@@ -263,3 +265,14 @@ def test_an_llm_judge_assertion_cannot_be_required():
 
     with pytest.raises(ValidationError, match="cannot be `required`"):
         AssertionSpec(type="llm_judge", question="Was the agent polite?", required=True)
+
+
+def test_a_shared_files_error_is_one_line_with_the_count_of_tasks_it_affects(tmp_path):
+    def edit(pkg):
+        p = pkg / "topics.yaml"
+        p.write_text(p.read_text().replace("topics:", "topicz:", 1))
+
+    report = check_domain(_domain_copy(tmp_path, edit))
+    assert len(report.problems) == 1, report.problems
+    assert "topics.yaml: topicz: Extra inputs are not permitted" in report.problems[0]
+    assert report.problems[0].endswith(f"(affects {len(get_domain('support').tasks)} tasks)")

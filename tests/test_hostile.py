@@ -172,7 +172,8 @@ def test_an_episode_ended_by_the_agents_errors_scores_zero_whatever_the_state():
     "content, fragment",
     [
         (b"a: 1\na: 2\n", "line 2: duplicate key 'a' (first given on line 1)"),
-        (b"d: 2026-13-45\n", "a value cannot be read (month must be in 1..12)"),
+        (b"d: 2026-13-45\n", "line 1: d: '2026-13-45' is not a date (month must be in 1..12)"),
+        (b"outputs:\n- {value: 2026-02-30, kind: date}\n", "line 2: value: '2026-02-30' is not a date (day is out of range"),
         (b"a: \xff\xfe\n", "byte 3: not UTF-8"),
         (b"[" * 20_000 + b"]" * 20_000, "nested too deeply"),
         (b"# " + b"x" * 4_100_000 + b"\n", "more than the 4,000,000 a spec file may hold"),
@@ -187,3 +188,59 @@ def test_bad_spec_files_are_one_line(tmp_path, content, fragment):
     with pytest.raises(SpecError) as e:
         read_yaml(p)
     assert str(e.value).startswith(f"{p}: ") and fragment in str(e.value) and "\n" not in str(e.value)
+
+
+# -- the strict tool contract (ASCII where the data is, integers that are integers, caps) -----------
+
+@pytest.mark.parametrize("zip_code", ["８５７０１", "٨٥٧٠١", "८५७०१"])  # full-width, Arabic-Indic, Devanagari
+def test_digits_in_the_data_are_ascii(zip_code):
+    support = get_domain("support")
+    out = support.agent_tools.tools["change_shipping_address"].validate
+    with pytest.raises(Exception, match="ASCII"):
+        out({"order_id": "O-12345", "line1": "1 Main St", "city": "Tucson", "state": "AZ", "zip": zip_code})
+    with pytest.raises(Exception, match="ASCII"):
+        support.agent_tools.tools["get_order"].validate({"order_id": "O-" + zip_code})
+
+
+@pytest.mark.parametrize("item", ["90210", 90210.0, True, "1"])
+def test_ids_and_counts_are_integers(item):
+    from envs.domain.tools import ToolError
+
+    t = get_domain("support").agent_tools.tools["refund_items"]
+    args = {"order_id": "O-12345", "item_ids": [item], "destination": "original_payment", "reason": "damaged"}
+    with pytest.raises(ToolError, match="valid integer"):
+        t.validate(args)
+    args["item_ids"] = [90210]
+    t.validate(args)
+
+
+def _one_step(action):
+    from envs.actors.scripted_user import ScriptedUser
+    from envs.episode import Episode
+
+    support = get_domain("support")
+    ep = Episode(support, support.tasks["sup_cancel_after_dispatch"], ScriptedUser(), seed=1)
+    try:
+        asyncio.run(ep.start())
+        res = asyncio.run(ep.step(action))
+        return ep, res
+    finally:
+        ep.close()
+
+
+def test_too_many_tool_calls_in_one_action_are_the_agents_error_and_none_runs():
+    from envs.episode.step import MAX_TOOL_CALLS_PER_ACTION
+
+    n = 100_000
+    ep, res = _one_step(AgentAction(tool_calls=[ToolCall(name="get_order", arguments={"order_id": "O-91301"})] * n))
+    assert res.kind == "error" and ep.agent_errors == 1 and f"{n:,} tool calls" in res.observation
+    assert str(MAX_TOOL_CALLS_PER_ACTION) in res.observation
+    assert not any(isinstance(e, ToolEvent) for e in ep.events)
+
+
+def test_a_huge_tool_name_is_the_agents_error_and_not_echoed():
+    name = "x" * 5_000_000
+    ep, res = _one_step(AgentAction(tool_calls=[ToolCall(name=name, arguments={})]))
+    assert res.kind == "error" and ep.agent_errors == 1 and "5,000,000 characters" in res.observation
+    assert len(res.observation) < 300 and all(len(getattr(e, "message", "") or "") < 300 for e in ep.events)
+    assert not any(isinstance(e, ToolEvent) for e in ep.events)

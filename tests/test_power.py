@@ -56,7 +56,7 @@ def test_plan_for_one_run():
 def _run(tmp_path, name, *extra):
     from envs.run.cli import main
 
-    assert main(["--domain", "support", "--repeats", "2", "--quiet", "--out", str(tmp_path / name), *extra]) == 0
+    assert main(["--domain", "support", "--tasks", "sup_*", "--repeats", "2", "--quiet", "--out", str(tmp_path / name), *extra]) == 0
     return tmp_path / name
 
 

@@ -28,7 +28,7 @@ def _recs(d: Path) -> dict[str, EpisodeRecord]:
 @pytest.fixture(scope="module")
 def eager_run(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("runs") / "eager"
-    assert run_main(["--domain", "support", "--repeats", "2", "--agent", "scripted:eager", "--out", str(d), "--quiet"]) == 0
+    assert run_main(["--domain", "support", "--tasks", "sup_*", "--repeats", "2", "--agent", "scripted:eager", "--out", str(d), "--quiet"]) == 0
     return d
 
 

@@ -74,7 +74,7 @@ def browser():
 @pytest.fixture(scope="module")
 def support_run(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("report") / "eager"
-    assert run_main(["--domain", "support", "--repeats", "2", "--agent", "scripted:eager", "--out", str(d), "--quiet"]) == 0
+    assert run_main(["--domain", "support", "--tasks", "sup_*", "--repeats", "2", "--agent", "scripted:eager", "--out", str(d), "--quiet"]) == 0
     return d
 
 

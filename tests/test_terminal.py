@@ -27,7 +27,7 @@ def eager_summary(tmp_path_factory):
     from envs.report.summary import read_summary
 
     out = tmp_path_factory.mktemp("eager") / "run"
-    assert main(["--domain", "support", "--agent", "scripted:eager", "--repeats", "2", "--out", str(out), "--quiet"]) == 0
+    assert main(["--domain", "support", "--tasks", "sup_*", "--agent", "scripted:eager", "--repeats", "2", "--out", str(out), "--quiet"]) == 0
     return read_summary(out)
 
 

@@ -10,7 +10,8 @@ orders. The goal is the replay of the ``expected_actions`` the family writes, li
 Every goal follows from the policy, the tools and what the customer says: the customer names each
 order, item and preference it wants, or is asked for it by the policy's own steps (identity,
 refund or replacement). ``python -m envs.tasks --domain support --all --count 7 --seed 0`` writes
-the committed ``tasks/support/hard_*.yaml``.
+the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all eleven
+families side by side, each one template of a few dozen lines, sharing the instance drawing above them.
 """
 
 from __future__ import annotations

@@ -70,7 +70,9 @@ def evaluate(expr: str) -> Fraction:
     return ev(tree)
 
 
-_NUMBER = re.compile(r"(?<![\w.])-?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:\s*/\s*(\d+))?(?![\w])")
+# Digits bounded: a run of more than 30 digits is no number anyone means, and an unbounded run
+# would be read in quadratic time (and past int()'s 4,300-digit limit).
+_NUMBER = re.compile(r"(?<![\w.])-?\$?\s?(\d{1,3}(?:,\d{3}){1,10}|\d{1,30})(?:\.(\d{1,30}))?(?:\s*/\s*(\d{1,30}))?(?![\w])")
 
 
 def parse_number(text: str) -> Fraction:

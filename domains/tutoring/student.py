@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
+from envs.actors.topics import skim
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.records import ToolEvent, UserEvent
 from envs.spec.loading import load_list
@@ -252,8 +253,9 @@ class ScriptedStudent:
 
         self.repeating = False
         self.realised_now = ""
-        heard = self._heard(turn)
-        msg = turn.agent_message
+        # read as the customer does: of a wall of text, its beginning and its end (envs.actors.topics.skim)
+        heard = skim(self._heard(turn))
+        msg = skim(turn.agent_message)
         pre: list[str] = []
         if self.resume_due:  # back from its tangent: what the tutor said while it drifted still counts
             heard = f"{self.deferred} {heard}"

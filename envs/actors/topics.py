@@ -171,6 +171,46 @@ _REASON = re.compile(
 _ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 
 
+# The longest stretch read as one sentence: a longer run without a sentence end (a pasted log, a
+# wall of text) is read in pieces of at most this many characters, cut at a space. It bounds what
+# any pattern (the domain's, with its ``.*``) is matched against, so reading a message is linear in
+# its length; no sentence a person writes comes near it.
+MAX_SENTENCE_CHARS = 400
+
+
+# How much of one message a scripted user reads: of a longer one, its first and last halves of this
+# (where a reply's greeting and its questions are), as a person skims a wall of text. A support or
+# tutoring reply is a few hundred characters; at the 200,000-character cap of a message, reading it
+# all would cost seconds of CPU on the event loop the episodes in flight share.
+MAX_READ_CHARS = 12_000
+
+
+def skim(message: str, limit: int = MAX_READ_CHARS) -> str:
+    """``message`` itself when it is at most ``limit`` characters; else its first and last
+    ``limit // 2`` characters, cut at a space, on two lines (what the scripted users read)."""
+    if len(message) <= limit:
+        return message
+    half = limit // 2
+    head, tail = message[:half], message[-half:]
+    cut = head.rfind(" ", half // 2)
+    head = head[:cut] if cut > 0 else head
+    cut = tail.find(" ", 0, half // 2)
+    tail = tail[cut + 1:] if cut >= 0 else tail
+    return head + "\n" + tail
+
+
+def _pieces(sent: str) -> list[str]:
+    """``sent`` in pieces of at most ``MAX_SENTENCE_CHARS``, cut at the last space before the limit."""
+    out = []
+    while len(sent) > MAX_SENTENCE_CHARS:
+        cut = sent.rfind(" ", MAX_SENTENCE_CHARS // 2, MAX_SENTENCE_CHARS)
+        cut = MAX_SENTENCE_CHARS if cut < 0 else cut
+        out.append(sent[:cut].strip())
+        sent = sent[cut:].strip()
+    out.append(sent)
+    return [p for p in out if p]
+
+
 def _sentences(message: str | None) -> list[tuple[str, bool]]:
     """The message's sentences (chat spellings read plainly), each with whether it is a list item."""
     out = []
@@ -178,9 +218,11 @@ def _sentences(message: str | None) -> list[tuple[str, bool]]:
     for line in (message or "").replace("\\n", "\n").splitlines():
         m = _ITEM.match(line)
         body = line[m.end():] if m else line
-        for i, sent in enumerate(x.strip() for x in _SENTENCE.split(body)):
-            if sent:
-                out.append((_plain(sent), bool(m) and i == 0))
+        i = 0
+        for sent in (x.strip() for x in _SENTENCE.split(body)):
+            for piece in _pieces(sent) if sent else ():
+                out.append((_plain(piece), bool(m) and i == 0))
+                i += 1
     return out
 
 
@@ -271,6 +313,28 @@ class Recogniser:
         return out
 
     @cached_property
+    def _topic_matchers(self) -> list[tuple[str, re.Pattern | None, frozenset | None, re.Pattern | None]]:
+        """Per topic: (name, its words' alternation, the words' first tokens, its patterns' alternation).
+
+        The words are searched only in a sentence that holds one of their first tokens (a set
+        look-up per sentence instead of a regex search per topic); None as the tokens: a word
+        that does not start with an ASCII word character, always searched."""
+        out = []
+        for name, t in self.spec.topics.items():
+            words = [w for w in t.words if w.strip()]
+            firsts: set[str] | None = set()
+            for w in words:
+                m = re.match(r"[a-z0-9_]+", w.strip().lower())
+                if m is None or not w.isascii():
+                    firsts = None
+                    break
+                firsts.add(m.group(0))
+            wre = re.compile("|".join(_phrase(w) for w in words), re.I) if words else None
+            pre = re.compile("|".join(f"(?:{p})" for p in t.patterns), re.I) if t.patterns else None
+            out.append((name, wre, None if firsts is None else frozenset(firsts), pre))
+        return out
+
+    @cached_property
     def _act_res(self) -> dict[str, list[re.Pattern]]:
         return {a: [re.compile("|".join(f"(?:{p})" for p in DEFAULT_ACTS[a] + self.spec.acts.get(a, [])), re.I)]
                 for a in DEFAULT_ACTS}
@@ -298,7 +362,14 @@ class Recogniser:
         return {}
 
     def _find_topics(self, text: str) -> set[str]:
-        found = {n for n, res in self._topic_res.items() if any(r.search(text) for r in res)}
+        # ASCII text: its word tokens, to skip the topics none of whose words can start here
+        tokens = set(re.findall(r"[a-z0-9_]+", text.lower())) if text.isascii() else None
+        found = set()
+        for n, wre, firsts, pre in self._topic_matchers:
+            if pre is not None and pre.search(text):
+                found.add(n)
+            elif wre is not None and (tokens is None or firsts is None or not firsts.isdisjoint(tokens)) and wre.search(text):
+                found.add(n)
         # a part of another topic asked with it, unless the sentence also asks what the part is
         # usually asked with ("your email and ZIP code, and the new address": the ZIP is the check's)
         found -= {n for n in found if any(o in found for o in self.spec.topics[n].part_of)
@@ -316,6 +387,7 @@ class Recogniser:
     def read(self, message: str) -> Reading:
         """The message's topics and acts (see the module docstring)."""
         r = Reading()
+        message = skim(message or "")
         prev: set[str] = set()
         list_asks = False  # the line before a list asked ("I'll need two things:")
         list_topics: set[str] = set()  # what the lines of a list (and its header) named

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class TaskFamily(Protocol):
     """One template of tasks, instantiated over a domain's data."""
 
-    #: the family's id (``--family NAME``; generated task ids start with it)
+    #: the family's id (``--family NAME``; generated task ids hold it, e.g. ``hard_NAME_01``)
     name: str
     #: one line: what the conversation holds and what makes it hard
     description: str

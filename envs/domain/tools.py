@@ -19,6 +19,7 @@ import inspect
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Iterable, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -101,7 +102,7 @@ class Tool:
                     finfo = FieldInfo.merge_field_infos(finfo, description=desc)
             else:
                 finfo = Field(default, description=desc)
-            fields[p.name] = (ann, finfo)
+            fields[p.name] = (_strict_ints(ann), finfo)
         self.args_model: type[BaseModel] = create_model(
             f"{self.name}_args",
             __config__=ConfigDict(extra="forbid", strict=False),
@@ -157,7 +158,25 @@ class Tool:
                 f"{'.'.join(str(x) for x in err['loc']) or '(arguments)'}: {err['msg']}" for err in e.errors()
             )
             raise ToolError(f"invalid arguments for {self.name}: {reasons}") from None
-        return {k: getattr(model, k) for k in model.model_fields_set | set(self.args_model.model_fields)}
+        out = {k: getattr(model, k) for k in model.model_fields_set | set(self.args_model.model_fields)}
+        for k, pattern in self._patterns.items():
+            for v in out.get(k) if isinstance(out.get(k), list) else [out.get(k)]:
+                if isinstance(v, str) and not pattern.search(v):
+                    raise ToolError(f"invalid arguments for {self.name}: {k}: {_cut(v)!r} does not match "
+                                    f"{pattern.pattern!r} (ASCII digits and letters only)")
+        return out
+
+    @cached_property
+    def _patterns(self) -> dict[str, re.Pattern]:
+        """Each argument's pattern (of the string, or of a list's strings) compiled ASCII-only: the
+        schema's ``\\d`` means 0-9 in the data, so full-width or Arabic-Indic digits are refused
+        (pydantic's own check reads ``\\d`` as any Unicode digit)."""
+        out = {}
+        for k, prop in self.schema()["function"]["parameters"].get("properties", {}).items():
+            pat = prop.get("pattern") or (prop.get("items") or {}).get("pattern")
+            if pat:
+                out[k] = re.compile(pat, re.ASCII)
+        return out
 
     def __call__(self, session: Session, arguments: dict | str | None = None) -> ToolOutcome:
         try:
@@ -182,6 +201,28 @@ class Tool:
     def failure_kind(self, error: Exception, kwargs: dict) -> str:
         """How to count an unexpected exception: a tool crash (default), or e.g. the caller's bad arguments."""
         return "crashed"
+
+
+def _cut(text: str, n: int = 40) -> str:
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def _strict_ints(ann: Any) -> Any:
+    """``ann`` with every ``int`` strict: an id or a count is an integer, not "90210", 90210.0 or true."""
+    from typing import Annotated, Union, get_args, get_origin
+
+    from pydantic import Strict
+
+    if ann is int:
+        return Annotated[int, Strict()]
+    origin, args = get_origin(ann), get_args(ann)
+    if origin is Annotated:
+        return Annotated[(_strict_ints(args[0]), *ann.__metadata__)]
+    if origin in (list, tuple, set, frozenset) and args:
+        return origin[tuple(_strict_ints(a) for a in args)] if origin is tuple else origin[_strict_ints(args[0])]
+    if origin is Union or str(origin) == "<class 'types.UnionType'>":
+        return Union[tuple(_strict_ints(a) for a in args)]
+    return ann
 
 
 def render_result(result: Any) -> str:

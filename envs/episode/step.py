@@ -36,6 +36,10 @@ MAX_STEPS_PER_TURN = 30
 # An agent whose replies fail this many times in a row (unparseable, empty, unknown tool,
 # bad arguments) is stopped: more steps would only burn tokens.
 MAX_CONSECUTIVE_AGENT_ERRORS = 5
+# One action may call this many tools at most, each named in at most this many characters (OpenAI's
+# own limit is 64): past either, the action is the agent's error, reported without echoing it whole.
+MAX_TOOL_CALLS_PER_ACTION = 32
+MAX_TOOL_NAME_CHARS = 128
 
 
 @dataclass
@@ -62,6 +66,19 @@ def visible_to_agent(events: list[Event]) -> list[Event]:
         for e in events
         if not (isinstance(e, ToolEvent) and e.side == "user")
     ]
+
+
+def _oversized(action: AgentAction) -> str | None:
+    """Why an action's tool calls are refused whole (too many, or a name past the cap), else None."""
+    n = len(action.tool_calls)
+    if n > MAX_TOOL_CALLS_PER_ACTION:
+        return f"{n:,} tool calls in one action (at most {MAX_TOOL_CALLS_PER_ACTION}); none was run"
+    for call in action.tool_calls:
+        name = call.name or ""
+        if len(name) > MAX_TOOL_NAME_CHARS:
+            return (f"a tool name of {len(name):,} characters ({name[:40]!r}...; at most {MAX_TOOL_NAME_CHARS}); "
+                    "none of the action's calls was run")
+    return None
 
 
 @dataclass
@@ -202,6 +219,10 @@ class Episode:
             self.agent_errors += 1
             self.events.append(ErrorEvent(turn=self.turn, role="agent", message=action.parse_error))
             return self._count_step(StepResult(f"Error: {action.parse_error}", kind="error"), failed=True)
+        if action.tool_calls and (why := _oversized(action)):
+            self.agent_errors += 1
+            self.events.append(ErrorEvent(turn=self.turn, role="agent", message=why))
+            return self._count_step(StepResult(f"Error: {why}", kind="error"), failed=True)
         if action.tool_calls:
             outputs = []
             failed = False

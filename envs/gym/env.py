@@ -24,7 +24,8 @@ Contract
   with ``--judge``; without one those are UNJUDGED / ``needs_review``.
 * ``terminated`` when the user stops or the agent transfers to a human;
   ``truncated`` on the turn budget (or too many tool calls in one turn).
-* ``reward`` is 0.0 until the end, then the grader's 1.0 / 0.0.
+* ``reward`` is 0.0 until the end, then the grader's 1.0 / 0.0 (0.0 for an episode truncated at
+  the step limit, the turn budget or the agent error limit: ``info["grade"]["unfinished"]`` says why).
 
 No threads: simulated users that need I/O (LLM users) run on a private
 asyncio loop owned by the environment.

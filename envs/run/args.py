@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="local (default): this process (and --workers processes); ray: long-lived Ray workers (--workers of them, default 2)",
     )
     ap.add_argument("--ray-address", default=None, metavar="auto|ray://HOST:PORT",
-                    help="the Ray cluster to join (default: start a local Ray instance)")
+                    help="the Ray cluster to join (default: start a local Ray instance on 127.0.0.1 only, dashboard off)")
 
     from envs.run.limits import add_limit_arguments
 

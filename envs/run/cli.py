@@ -121,6 +121,12 @@ def _main(args: argparse.Namespace, console) -> int:
     task_ids = select_tasks(domain.tasks, cfg.tasks, cfg.tags)
     if cfg.repeats < 1:
         raise SpecError("--repeats: must be at least 1")
+    from envs.run.resume import refuse_changed_tasks, task_hashes
+
+    if args.resume:
+        refuse_changed_tasks(cfg, domain, task_ids)  # the run pins its tasks
+    if not cfg.task_hashes:
+        cfg.task_hashes = task_hashes(domain, task_ids)
 
     llm_context = None
     roles = role_configs(cfg)
@@ -202,6 +208,7 @@ def _main(args: argparse.Namespace, console) -> int:
     domain.template()  # before the bar: its first seconds are not an episode's
     doing.done()
     t0 = time.perf_counter()
+    walls = ProcessWalls(run_dir)
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -218,6 +225,7 @@ def _main(args: argparse.Namespace, console) -> int:
         counts = {"solved": 0, "errors": 0}
 
         def tick(rec) -> None:
+            walls.note(time.perf_counter() - t0)
             counts["solved"] += int(rec.status == "ok" and rec.reward >= 1.0)
             counts["errors"] += int(rec.status == "error")
             progress.update(bar, advance=1, **counts)
@@ -227,7 +235,8 @@ def _main(args: argparse.Namespace, console) -> int:
 
             n = args.workers or 2
             facts = play_on_ray(cfg, plan, store, tick, address=args.ray_address, workers=n,
-                                per_worker=max(1, -(-concurrency // n)), model_concurrency=cfg.llm.get("model_concurrency"))
+                                per_worker=max(1, -(-concurrency // n)), model_concurrency=cfg.llm.get("model_concurrency"),
+                                limits=limits, gate=gate)
             console.print(f"ray: {n} workers ready in {facts['startup_s']:.1f} s", highlight=False)
             if facts["workers_lost"]:
                 console.print(f"[yellow]ray:[/yellow] {facts['workers_lost']} worker(s) lost; their episodes were played elsewhere")
@@ -236,6 +245,7 @@ def _main(args: argparse.Namespace, console) -> int:
         else:
             asyncio.run(play(domain, plan, factories, store, concurrency, tick, limits, gate))
     wall = time.perf_counter() - t0
+    walls.note(wall, force=True)
 
     chosen = set(task_ids)
     if not args.quiet:
@@ -251,7 +261,7 @@ def _main(args: argparse.Namespace, console) -> int:
         )
     # Streamed: the newest record per episode, one at a time (memory holds the index).
     store.skipped_lines.clear()
-    summary = summarize(store.iter_latest(lambda t, r: t in chosen and r < cfg.repeats), cfg, wall_s=wall, domain=domain,
+    summary = summarize(store.iter_latest(lambda t, r: t in chosen and r < cfg.repeats), cfg, wall_s=walls.total(wall), domain=domain,
                         reviews=reviews, reviewer=args.reviewer)
     summary.unreadable_records = len(store.skipped_lines)
     recorded = store.index()
@@ -303,6 +313,31 @@ def print_power_plan(summary, console, delta: float = 0.05) -> None:
         f"(the method and its assumptions: graders.power)",
         soft_wrap=True, highlight=False,
     )
+
+
+class ProcessWalls:
+    """The wall time of every process that played this run (``wall.json``), so a resumed run's
+    ``wall_s`` sums them: a killed process's time counts up to its last recorded episode."""
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / "wall.json"
+        try:
+            self.prior = [float(x) for x in json.loads(self.path.read_text(encoding="utf-8")).get("processes_s", [])]
+        except (OSError, ValueError, AttributeError, TypeError):
+            self.prior = []
+        self.last = 0.0
+
+    def note(self, seconds: float, force: bool = False) -> None:
+        """Record this process's wall time so far (at most once a second unless ``force``)."""
+        if not force and seconds - self.last < 1.0:
+            return
+        self.last = seconds
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps({"processes_s": [*self.prior, seconds]}), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def total(self, seconds: float) -> float:
+        return sum(self.prior) + seconds
 
 
 if __name__ == "__main__":

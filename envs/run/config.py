@@ -48,6 +48,9 @@ class RunConfig(BaseModel):
     """The run folder's name."""
     llm: dict[str, Any] = Field(default_factory=dict)
     """LLM client settings (api bases, temperatures, tool modes, cache ...), by flag name."""
+    task_hashes: dict[str, str] = Field(default_factory=dict)
+    """Each selected task's content hash when the run started: ``--resume`` refuses a run whose
+    tasks changed since, or whose selection would now match more tasks (``envs.run.resume``)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -46,6 +46,9 @@ def check_flags(args: argparse.Namespace) -> None:
 
         if importlib.util.find_spec("ray") is None:
             raise SpecError("--backend ray: Ray is not installed (install the ray extra: pip install -e '.[ray]')")
+        for role in ("agent", "user"):  # a flag a backend cannot honour is refused before the run
+            if getattr(args, role, None) == "human":
+                raise SpecError(f"--backend ray: --{role} human plays at this terminal, not on a Ray worker; use the local backend")
     if getattr(args, "resume", None):
         d = Path(args.resume)
         if not d.exists():

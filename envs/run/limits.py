@@ -27,10 +27,20 @@ _BUDGET_FLAGS = {"tokens": "max_tokens_per_episode", "cost": "max_cost_per_episo
 
 @dataclass
 class RunLimits:
+    """The run's limits; every backend (one loop, worker processes, Ray) plays by these methods."""
+
     budgets: Budgets
     max_cost: float | None = None
     retry_errors: int = 1
     retry_backoff: float = 1.0
+
+    def replay_delay(self, rec: EpisodeRecord, replays: int) -> float | None:
+        """Seconds to wait before playing ``rec``'s episode again (same seed, next attempt), having
+        replayed it ``replays`` times already; None when the record stands (not replayable, or the
+        replays are spent). Backoff doubles with each replay."""
+        if not replayable(rec) or replays >= self.retry_errors:
+            return None
+        return self.retry_backoff * (2**replays)
 
 
 def add_limit_arguments(ap: argparse.ArgumentParser) -> None:

@@ -46,6 +46,30 @@ def ray_module():
     return ray
 
 
+# Ray takes a node's address on Linux to be its network address (even when given 127.0.0.1), and its
+# servers then listen on every interface; with this off it uses loopback, as it does on a laptop.
+_RAY_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def init_ray(address: str | None, env: dict[str, str]) -> None:
+    """Join the cluster at ``address`` or, with none (or ``local``), start a local Ray instance on
+    loopback only (127.0.0.1, no dashboard): a local run opens no socket other machines can reach."""
+    import sys
+
+    kw: dict[str, Any] = {"runtime_env": {"env_vars": env}, "include_dashboard": False, "log_to_driver": False}
+    if address and address != "local":
+        ray_module().init(address=address, **kw)
+        return
+    os.environ[_RAY_LOOPBACK_ENV] = "0"  # read by Ray when imported, and by the processes it starts
+    already = "ray" in sys.modules
+    ray = ray_module()
+    if already:  # imported before this run chose loopback: the same switch, set where Ray reads it
+        from ray._private import ray_constants
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    ray.init(_node_ip_address="127.0.0.1", **kw)
+
+
 def build_actors(cfg: Any) -> tuple[Any, tuple[Callable, Callable, Callable | None], Any]:
     """The domain, the actor factories and the LLM context of a run config (no preflight, no local start)."""
     import envs  # noqa: F401  (registers the domains)
@@ -107,10 +131,12 @@ class RemoteLimiter:
 class _WorkerImpl:
     """One long-lived worker: the domain and the actors built once, episode databases reused."""
 
-    def __init__(self, cfg_json: str, limiter: Any = None):
+    def __init__(self, cfg_json: str, limiter: Any = None, budgets: dict | None = None):
+        from envs.episode.budgets import Budgets
         from envs.run.config import RunConfig
 
         self.cfg = RunConfig.model_validate_json(cfg_json)
+        self.budgets = Budgets(**(budgets or {}))  # the run's per-episode budgets, as the local runner plays them
         self.domain, self.factories, self.ctx = build_actors(self.cfg)
         if self.ctx is not None:
             if limiter is not None:
@@ -127,7 +153,8 @@ class _WorkerImpl:
         state = self.free.pop() if self.free else EpisodeState(self.domain.base, self.domain.initial_bytes(task))
         try:
             rec = await run_episode(self.domain, task, agent_f(), user_f(), seed=episode_seed(seed, task_id, repeat),
-                                    repeat=repeat, judge=judge_f() if judge_f else None, state=state, attempt=attempt)
+                                    repeat=repeat, judge=judge_f() if judge_f else None, state=state, attempt=attempt,
+                                    budgets=self.budgets)
         finally:
             self.free.append(state)
         return rec.model_dump_json()
@@ -148,21 +175,24 @@ def play_on_ray(
     model_concurrency: int | None = None,
     on_started: Callable[[list[Any]], None] | None = None,
     max_replacements: int = 8,
+    limits: Any = None,
+    gate: Any = None,
 ) -> dict[str, Any]:
     """Play ``plan`` (``(task, repeat, seed[, attempt])`` items) on Ray; append each record to ``store``
     as it arrives. Returns run facts
-    (start-up seconds, workers lost and replaced, the limiter's peak in flight)."""
+    (start-up seconds, workers lost and replaced, the limiter's peak in flight).
+
+    ``limits`` (``envs.run.limits.RunLimits``) are played as the local runner plays them: each
+    episode gets the per-episode budgets, an errored one is replayed after its backoff
+    (``RunLimits.replay_delay``; every attempt is stored, ``tick`` sees the last), and with ``gate``
+    (a ``CostGate``) no episode is handed out once the run's cost cap is spent."""
     ray = ray_module()
     from envs.records import EpisodeRecord
 
     t0 = time.perf_counter()
     env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     if not ray.is_initialized():
-        kw: dict[str, Any] = {"runtime_env": {"env_vars": env}, "include_dashboard": False, "log_to_driver": False}
-        if address and address != "local":
-            ray.init(address=address, **kw)
-        else:
-            ray.init(**kw)
+        init_ray(address, env)
     Worker = ray.remote(max_restarts=0)(_WorkerImpl)
     Limiter = ray.remote(_LimiterImpl)
     # The shared limiter costs two actor calls per request; it is needed only when the cap can bind,
@@ -172,8 +202,11 @@ def play_on_ray(
     limiter = Limiter.options(max_concurrency=10_000).remote(cap) if needs_limit else None
     cfg_json = cfg.model_dump_json()
 
+    budgets = {} if limits is None else {k: getattr(limits.budgets, k) for k in ("tokens", "cost", "seconds")
+                                         if getattr(limits.budgets, k) is not None}
+
     def start() -> Any:
-        return Worker.options(max_concurrency=max(1, per_worker)).remote(cfg_json, limiter)
+        return Worker.options(max_concurrency=max(1, per_worker)).remote(cfg_json, limiter, budgets)
 
     pool = [start() for _ in range(max(1, workers))]
     ray.get([w.pid.remote() for w in pool])  # built and ready: the start-up cost is paid here
@@ -184,16 +217,29 @@ def play_on_ray(
     in_flight: dict[Any, tuple[Any, tuple[str, int, int]]] = {}  # ref -> (worker, item)
     load = {id(w): 0 for w in pool}
     lost = 0
+    waiting: list[tuple[float, tuple]] = []  # (when, item): errored episodes waiting out their backoff
+    replays: dict[tuple[str, int], int] = {}
 
     def fill() -> None:
+        now = time.monotonic()
+        for when, item in [x for x in waiting if x[0] <= now]:
+            waiting.remove((when, item))
+            todo.append(item)
         for w in list(pool):
             while todo and load[id(w)] < per_worker:
+                if gate is not None and not gate.may_start():
+                    todo.clear()  # the cost cap is spent: what is left stays unplayed (--resume plays it)
+                    break
                 item = todo.popleft()
                 in_flight[w.play.remote(*item)] = (w, item)
                 load[id(w)] += 1
 
     fill()
-    while in_flight:
+    while in_flight or waiting:
+        if not in_flight:  # only replays waiting out their backoff
+            time.sleep(max(0.0, min(w for w, _ in waiting) - time.monotonic()))
+            fill()
+            continue
         ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=1.0)
         for ref in ready:
             w, item = in_flight.pop(ref)
@@ -214,7 +260,15 @@ def play_on_ray(
                 continue
             rec = EpisodeRecord.model_validate_json(text)
             store.append(rec)
-            tick(rec)
+            if gate is not None:
+                gate.add(rec)
+            key = (rec.task_id, rec.repeat)
+            delay = limits.replay_delay(rec, replays.get(key, 0)) if limits is not None else None
+            if delay is None:
+                tick(rec)
+            else:  # an infrastructure error: the same episode (same seed) again, after the backoff
+                replays[key] = replays.get(key, 0) + 1
+                waiting.append((time.monotonic() + delay, (item[0], item[1], item[2], rec.attempt + 1)))
         fill()
     peak = ray.get(limiter.stats.remote()) if limiter is not None else {}
     return {"startup_s": started, "workers_lost": lost, "peak_in_flight": peak}

@@ -22,7 +22,7 @@ async def play(domain, plan, factories, store, concurrency: int, progress, limit
     appended to the store; ``progress`` sees the last); with ``gate``, an episode starts only while
     the run's cost cap is not spent (the ones refused are counted by the gate)."""
     from envs.episode import episode_seed, run_episode
-    from envs.run.limits import RunLimits, replayable
+    from envs.run.limits import RunLimits
     from envs.episode.budgets import Budgets
 
     from envs.state.database import EpisodeState
@@ -66,12 +66,13 @@ async def play(domain, plan, factories, store, concurrency: int, progress, limit
                     gate.add(rec)
             finally:
                 free.put_nowait(state)
-            if not replayable(rec) or replays >= lim.retry_errors:
+            delay = lim.replay_delay(rec, replays)
+            if delay is None:
                 progress(rec)
                 return
             # An infrastructure error: the record stays (superseded by the next attempt); wait
             # with the slot free, then play the same episode (same seed) again.
-            await asyncio.sleep(lim.retry_backoff * (2**replays))
+            await asyncio.sleep(delay)
             replays += 1
             attempt += 1
 
@@ -111,7 +112,6 @@ async def play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, s
     Each worker replays errors itself (``--retry-errors``) and gets an equal share of what is
     left of ``--max-cost``, so together they never start an episode past the cap."""
     from envs.records import EpisodeRecord
-    from envs.run.limits import replayable
 
     per = max(1, concurrency // workers)
     first = {(p[0], p[1]): (p[3] if len(p) > 3 else 1) for p in plan}
@@ -151,7 +151,7 @@ async def play_in_workers(run_dir: Path, plan, workers: int, concurrency: int, s
                     gate.add(rec)
                 # Workers send every attempt; the progress bar counts an episode once, at its last.
                 replays = rec.attempt - first.get((rec.task_id, rec.repeat), rec.attempt)
-                if limits is None or not replayable(rec) or replays >= limits.retry_errors:
+                if limits is None or limits.replay_delay(rec, replays) is None:
                     tick(rec)
             await proc.wait()
 

@@ -94,6 +94,7 @@ class RunLock:
 
     def release(self) -> None:
         if self.fd is not None:
+            os.ftruncate(self.fd, 0)  # a clean finish leaves no holder's line: only a killed run's stays
             os.close(self.fd)  # closing the descriptor drops the lock
             self.fd = None
 

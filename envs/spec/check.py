@@ -155,6 +155,8 @@ def check_domain(
                 # a warning for now: the generated hard tasks do not yet settle a refund's destination
                 report.warnings += open_choices(domain, task, where)
     report.counts["tasks"] = len(tasks)
+    report.problems = once_each(report.problems)
+    report.warnings = once_each(report.warnings)
     n_gold = 0
     for name in ("gold.yaml", "gold_heldout.yaml") if gold else ():
         path = Path(domain.package_dir) / name
@@ -168,6 +170,21 @@ def check_domain(
     if n_gold:
         report.counts["gold items"] = n_gold
     return report
+
+
+def once_each(lines: list[str]) -> list[str]:
+    """One line per fault: a line given for several tasks (a shared file's error, such as a typo in
+    topics.yaml, met again by every task that reads it) once, with how many tasks it affects."""
+    from collections import Counter
+
+    n = Counter(lines)
+    out, seen = [], set()
+    for line in lines:
+        if line in seen:
+            continue
+        seen.add(line)
+        out.append(line if n[line] == 1 else f"{line} (affects {n[line]} tasks)")
+    return out
 
 
 def check_calibration(path: Path | str, domain=None) -> list[str]:

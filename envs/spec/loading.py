@@ -49,6 +49,15 @@ def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool =
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r} (first given on line {first})", key_node.start_mark
             )
+    for key_node, value_node in node.value:  # a value YAML cannot build (2026-02-30): named by its key
+        if isinstance(value_node, yaml.ScalarNode) and value_node.tag == "tag:yaml.org,2002:timestamp":
+            try:
+                loader.construct_object(value_node, deep=deep)
+            except (ValueError, OverflowError) as e:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{key_node.value}: {value_node.value!r} is not a date ({e}); quote it if it is text",
+                    value_node.start_mark,
+                ) from None
     return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
 
 

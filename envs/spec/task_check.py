@@ -78,7 +78,10 @@ def check_task(domain, task: Task, where: str | Path, replayed: bool = True) -> 
             domain.persona(task)
         except SpecError as e:
             problems.append(f"{where}: {e}")
+    else:
+        problems += [f"{where}: {p}" for p in persona_outside_dimensions(domain, task)]
     problems += _persona_coherence(domain, task, where)
+    problems += [f"{where}: {p}" for p in duplicate_ids(task.model_dump())]
     for i, a in enumerate(task.expected_actions):
         t = _tool(domain, a.name)
         if t is not None:
@@ -170,4 +173,45 @@ def _persona_coherence(domain, task: Task, where: str | Path) -> list[str]:
     for r in incompatibilities(persona.dimensions, rules):
         both = " and ".join(f"{k}: {v}" for k, v in r.items())
         out.append(f"{where}: persona: {persona.id} combines {both}, which {personas_dir(domain.name) / 'dimensions.yaml'} declares incompatible")
+    return out
+
+
+def duplicate_ids(data, path: str = "") -> list[str]:
+    """``FIELD.N.id: duplicate id ...`` for each item of a list (anywhere in a task) whose ``id`` an
+    earlier item of the same list already has: two hidden facts ``email``, two rows of one table."""
+    out = []
+    if isinstance(data, dict):
+        for k, v in data.items():
+            out += duplicate_ids(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(data, list):
+        seen: dict = {}
+        for i, item in enumerate(data):
+            if isinstance(item, dict):
+                key = item.get("id")
+                if key is not None and not isinstance(key, (dict, list)):
+                    # rows of initial_state are keyed per table
+                    scope = (item.get("table"), key) if "table" in item else key
+                    if scope in seen:
+                        out.append(f"{path}.{i}.id: duplicate id {key!r} (also {path}.{seen[scope]})")
+                    else:
+                        seen[scope] = i
+            out += duplicate_ids(item, f"{path}.{i}")
+    return out
+
+
+def persona_outside_dimensions(domain, task: Task) -> list[str]:
+    """``persona.dimensions.D: ...`` for an inline persona naming a dimension or a value the domain's
+    ``personas/<domain>/dimensions.yaml`` does not define (nothing when the domain ships none)."""
+    from envs.spec.personas import load_dimensions, personas_dir
+
+    p = task.persona
+    if p is None or isinstance(p, str) or not (personas_dir(domain.name) / "dimensions.yaml").is_file():
+        return []
+    dims = load_dimensions(domain.name)
+    out = []
+    for d, v in p.dimensions.items():
+        if d not in dims:
+            out.append(f"persona.dimensions.{d}: unknown dimension (known: {', '.join(dims)})")
+        elif v not in dims[d]:
+            out.append(f"persona.dimensions.{d}: {v!r} is not a value of {d} (one of: {', '.join(dims[d])})")
     return out

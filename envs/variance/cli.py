@@ -176,7 +176,7 @@ def print_design(console, src, out, arms, args, n_arm, n_judge, cache) -> None:
     )
 
 
-def _fig(f, digits: int = 3) -> str:
+def _fig(f, digits: int = 3, unit: str = "tasks") -> str:
     if f.value is None:
         return "-"
     s = f"{f.value:.{digits}f}"
@@ -184,6 +184,8 @@ def _fig(f, digits: int = 3) -> str:
         return s + " (by construction)"
     if f.ci95 is not None:
         s += f" [{f.ci95[0]:.{digits}f}, {f.ci95[1]:.{digits}f}]"
+    else:
+        s += f" (no interval: fewer than 2 {unit})"
     return s
 
 
@@ -230,7 +232,7 @@ def print_split(rep, console) -> None:
             share = "-" if r.share is None else f"{r.share:.3f}" + (f" [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" if r.ci95 else "")
             t.add_row(rid, r.source, str(r.items), str(r.rejudged), str(r.flips), share)
         console.print(t)
-    console.print(f"judge: share of model verdicts that flip {_fig(rep.judge_flip_share)}", highlight=False, soft_wrap=True)
+    console.print(f"judge: share of model verdicts that flip {_fig(rep.judge_flip_share, unit='judged replies')}", highlight=False, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -59,8 +59,9 @@ def choose_arms(agent: str, user: str, judge: str | None) -> Arms:
         notes["agent"] = "scripted agent against a scripted user: deterministic given the episode seed, which the design holds: zero by construction, not played"
     else:
         played.append("agent")
+        held = "scripted: deterministic given the episode seed" if scripted(user) else "its seed fixed, its replies from the response cache"
         notes["agent"] = (
-            "user held (its seed fixed, its replies from the response cache), situations held (episode seed), the agent's "
+            f"user held ({held}), situations held (episode seed), the agent's "
             + ("seed varied per replay (a scripted agent: measured, not assumed)" if scripted(agent) else "model seed varied per replay")
         )
     notes["judge"] = (

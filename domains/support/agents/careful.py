@@ -10,6 +10,7 @@ Each step of ``act`` is a named method that returns an action or None (pass
 on): carry out an agreed change, take the customer's yes or no, clarify,
 identify the customer, ask what it is about, escalate, find the order, then
 the case handler for the intent (in ``careful_cases``), and report what was done.
+The module is long because the policy's steps are one sequence and read best in one place.
 """
 
 from __future__ import annotations
