@@ -125,3 +125,14 @@ def test_a_run_of_distinct_tasks_does_not_share_fact_sentences(support):
         say(u, support, t, P(verbosity="normal"), None)
         outs.add(" ".join(w for w in say(u, support, t, P(verbosity="normal"), "And your zip code?").content.split() if not w[0].isdigit()))
     assert len(outs) >= 4
+
+
+def test_base_task_goals_settle_every_choice_that_is_the_users(support):
+    from envs.spec.lint import open_choices
+
+    found = [line for tid, t in sorted(support.tasks.items()) if tid.startswith("sup_") for line in open_choices(support, t, tid)]
+    assert found == []
+    # the lint finds an unsettled destination (the goal before it said where the money goes)
+    t = support.tasks["sup_lost_parcel_refund"]
+    bare = t.model_copy(update={"scenario": t.scenario.model_copy(update={"goal": "Get the money back for a lost parcel."})})
+    assert any("destination 'original_payment'" in x for x in open_choices(support, bare, "t"))

@@ -149,11 +149,6 @@ def check_domain(
             report.warnings += [f for f in found if f not in hard]
         else:
             report.problems += found
-            if not found:
-                from envs.spec.lint import open_choices
-
-                # a warning for now: the generated hard tasks do not yet settle a refund's destination
-                report.warnings += open_choices(domain, task, where)
     report.counts["tasks"] = len(tasks)
     report.problems = once_each(report.problems)
     report.warnings = once_each(report.warnings)
