@@ -298,3 +298,26 @@ def test_envs_prompts_fails_in_one_line(args, reason):
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and reason in lines[0] and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("domain", ["support", "tutoring"])
+def test_user_prompt_of_every_shipped_task_names_no_internal_id_in_a_user_tool(domain):
+    """A user tool takes what the person knows (an order number the domain's topics name as an
+    entity, their own email), never a record id only the agent's tools show (a customer id)."""
+    import re as _re
+
+    from envs.prompts import build
+
+    d = get_domain(domain)
+    entities = set(d.topics.spec.entities)
+    for tid in sorted(d.tasks):
+        for req in build(domain, tid, "user", turn=0):
+            tools = req.get("tools") or []
+            text = " ".join(str(m.get("content") or "") for m in req["messages"])
+            for t in tools:
+                fn = t.get("function", t)
+                for name in fn.get("parameters", {}).get("properties", {}):
+                    assert not (name.endswith("_id") and name not in entities), (tid, fn["name"], name)
+            for m in _re.finditer(r"\b(\w+_id)\b", text):
+                assert m.group(1) in entities, (tid, m.group(1))
+            assert not _re.search(r"\bC-\d{5}\b", text), tid

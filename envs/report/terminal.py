@@ -245,7 +245,7 @@ def print_simulator(s: RunSummary, console) -> None:
         console.print(f"  {n}: {f.count} times in {len(f.episodes)}/{f.measured} episodes", soft_wrap=True, highlight=False)
     rep_line = describe_repetition(sim.cross_task_repetition)
     if rep_line:
-        console.print("  " + rep_line, soft_wrap=True, highlight=False)
+        console.print("  " + rep_line, highlight=False)  # wrapped at the terminal's width
     unmeasured = [n for n, f in sim.flags.items() if not f.measured]
     if unmeasured:
         console.print(f"  not measured: {', '.join(unmeasured)}", soft_wrap=True, highlight=False)
