@@ -57,5 +57,5 @@ def test_actions_lead_wrong_arguments_extra_and_missing():
 def test_errors_and_budgets_come_first_and_phrases_are_cut_whole():
     assert why_failed(_rec([], status="error", error="boom", error_role="agent", error_kind="timeout")) == "error (agent:timeout): boom"
     assert why_failed(_rec([], termination="budget_tokens", budget="token budget spent")).startswith("budget_tokens: token budget spent")
-    assert join_phrases(["a" * 10, "b" * 10, "c" * 10], limit=35) == "a" * 10 + "; " + "b" * 10 + " (+1 more)"
+    assert join_phrases(["a" * 10, "b" * 10, "c" * 10], limit=33) == "a" * 10 + "; " + "b" * 10 + " (+1 more)"
     assert join_phrases(["x" * 50], limit=10) == "x" * 50  # one phrase is never cut
