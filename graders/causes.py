@@ -13,7 +13,7 @@
    policy;
 4. ``user_simulator``: a causal simulator flag (``graders.simulator.CAUSAL_FLAGS``: a spoken
    tool error, an unanswered question, a premature stop, a contradiction of the situation)
-   fired no later than the agent's first wrong action (anywhere, when it made none);
+   fired before the agent's first wrong action (anywhere, when it made none);
 5. ``agent``: extra, wrong or missing actions, required outputs not stated, rules violated,
    assertions failed, rows differing from the goal. ``strength`` is ``strong`` when an
    action, a verdict or an assertion names the fault, ``weak`` when only the diff does;
@@ -174,7 +174,8 @@ def episode_cause(
         (name, h)
         for name in CAUSAL_FLAGS
         for h in (flags or {}).get(name, [])
-        if h.causal and (first_wrong is None or (h.turn is not None and h.turn <= first_wrong))
+        # a user turn N answers agent reply N and comes before the tool calls of reply N + 1
+        if h.causal and (first_wrong is None or (h.turn is not None and h.turn < first_wrong))
     ]
     if causal:
         ev = [f"turn {h.turn}: {name}: {h.evidence}" for name, h in causal]
