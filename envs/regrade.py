@@ -148,7 +148,7 @@ def regrade_run(args: argparse.Namespace, console=print) -> dict:
 
         apply_calibration(summary, Path(cfg.calibration))
     write_summary(out, summary)
-    write_report(out, summary)
+    write_report(out, summary, domain)
     report = changes_report([c for _, c in results], str(src), cfg.judge, args.rules)
     (out / "regrade.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     return report | {"out": str(out), "wall_s": wall}

@@ -25,10 +25,10 @@ or ``unknown``; its verdicts replace those causes and say ``source: reviewer``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from envs.records import AgentEvent, EpisodeCause, EpisodeRecord, ToolEvent, UserEvent
+from graders.outcome.in_words import call_args
 from graders.simulator import CAUSAL_FLAGS, FlagHit, snippet
 
 # Output kinds an agent may have to compute rather than read (not blamed on the task when unshown).
@@ -40,10 +40,10 @@ def failed(rec: EpisodeRecord) -> bool:
     return not (rec.status == "ok" and rec.reward >= 1.0)
 
 
-def _matches(call_args: dict | None, expected: dict) -> bool:
-    if call_args is None:
+def _matches(got: dict | None, expected: dict) -> bool:
+    if got is None:
         return False
-    return all(str(call_args.get(k)) == str(v) for k, v in expected.items())
+    return all(str(got.get(k)) == str(v) for k, v in expected.items())
 
 
 def _agent_calls(rec: EpisodeRecord) -> list[ToolEvent]:
@@ -110,7 +110,7 @@ def _agent_evidence(rec: EpisodeRecord, task: Any, domain: Any) -> tuple[list[st
             if tool is None or not getattr(tool, "mutates", False):
                 continue
             if not any(a.name == c.call.name and _matches(c.call.arguments_dict(), a.arguments) for a in expected):
-                strong.append(f"turn {c.turn}: extra or wrong action {c.call.name}({json.dumps(c.call.arguments, default=str)[:80]})")
+                strong.append(f"turn {c.turn}: extra or wrong action {c.call.name}({snippet(call_args(c.call.arguments), 120)})")
                 first_wrong = c.turn if first_wrong is None else first_wrong
         for a in expected:
             tool = domain.agent_tools.tools.get(a.name)
@@ -118,7 +118,7 @@ def _agent_evidence(rec: EpisodeRecord, task: Any, domain: Any) -> tuple[list[st
             if tool is not None and getattr(tool, "mutates", False) and not any(
                 c.call.name == a.name and _matches(c.call.arguments_dict(), a.arguments) for c in ok_calls
             ):
-                strong.append(f"missing action {a.name}({json.dumps(a.arguments, default=str)[:80]})")
+                strong.append(f"missing action {a.name}({snippet(call_args(a.arguments), 120)})")
     for v in rec.verdicts:
         if v.verdict == "VIOLATED":
             strong.append(f"turn {v.turn}: {v.rule} violated ({snippet(v.rationale, 80)})")
@@ -131,9 +131,9 @@ def _agent_evidence(rec: EpisodeRecord, task: Any, domain: Any) -> tuple[list[st
         if missing:
             strong.append(f"required outputs not stated: {', '.join(missing)}")
         if g.diff:
-            from graders.outcome.state_diff import render_diff
+            from graders.outcome.in_words import diff_in_words, join_phrases
 
-            weak.append("state differs from the goal: " + snippet(render_diff(g.diff, limit=2).replace("\n", "; "), 200))
+            weak.append("state differs from the goal: " + join_phrases(diff_in_words(g.diff), 200))
     return strong, weak, first_wrong
 
 

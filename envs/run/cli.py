@@ -226,7 +226,7 @@ def _main(args: argparse.Namespace, console) -> int:
     write_summary(run_dir, summary)
     from envs.report.html import write_report
 
-    write_report(run_dir, summary)
+    write_report(run_dir, summary, domain)
     print_summary(summary, console)
     if summary.not_played:
         console.print(

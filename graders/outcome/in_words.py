@@ -98,7 +98,8 @@ def diff_in_words(diffs: list[TableDiff]) -> list[str]:
     return made + extra + missing + changed
 
 
-def _args(arguments: Any) -> str:
+def call_args(arguments: Any) -> str:
+    """A call's arguments as the failure line shows them: ``order_id 'O-1', item_ids [3]``."""
     if not isinstance(arguments, dict):
         return value(arguments)
     return ", ".join(f"{k} {value(v)}" for k, v in arguments.items())
@@ -125,8 +126,8 @@ def actions_in_words(rec: EpisodeRecord, task: Any, domain: Any) -> list[str]:
             keys = [k for k in dict.fromkeys([*twin.arguments, *got]) if str(got.get(k)) != str(twin.arguments.get(k))]
             out.append(f"{c.name} with " + ", ".join(f"{k} {value(got.get(k))} (goal {value(twin.arguments.get(k))})" for k in keys))
         else:
-            out.append(f"extra action {c.name}({_args(got)})")
-    out += [f"missing action {a.name}({_args(a.arguments)})" for a in absent]
+            out.append(f"extra action {c.name}({call_args(got)})")
+    out += [f"missing action {a.name}({call_args(a.arguments)})" for a in absent]
     return out
 
 
