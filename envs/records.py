@@ -83,6 +83,9 @@ class EpisodeId(Record):
     agent_seed: int | None = None
     """The seed sent to the agent's model, when it must differ from ``seed`` (grouped rollouts that
     share one user seed but want distinct agent samples); None: ``seed``."""
+    user_seed: int | None = None
+    """The seed sent to the simulated user's model, when it must differ from ``seed`` (``envs.variance``
+    varies the user's sampling while the situations drawn from ``seed`` stay); None: ``seed``."""
 
     def __str__(self) -> str:
         return f"{self.task_id}#{self.repeat}"
@@ -169,15 +172,22 @@ class AssertionResult(Record):
     result: Literal["pass", "fail", "needs_review"]
     evidence: str = ""
     turn: int | None = None
+    # The task made it part of the reward (AssertionSpec.required).
+    required: bool = False
 
 
 class Grade(Record):
     reward: float
     state_match: bool
     outputs_ok: bool
+    # Every assertion the task marks ``required`` passed (True when it marks none).
+    required_assertions_ok: bool = True
     diff: list[TableDiff] = Field(default_factory=list)
     outputs: list[OutputCheck] = Field(default_factory=list)
     assertions: list[AssertionResult] = Field(default_factory=list)
+    # Why the episode failed whatever its state: it did not end as a conversation ends (the
+    # ending named; graders.evaluate.unfinished). None when it did.
+    unfinished: str | None = None
 
 
 class Verdict(Record):
@@ -441,6 +451,9 @@ class RunSummary(SummaryPart):
     """The run's cost cap (--max-cost), when one was given."""
     rule_names: dict[str, str] = Field(default_factory=dict)
     """Short rule names for tables (rules.yaml ``name:``, else derived from the text), by id."""
+    variance: "VarianceReport | None" = Field(default=None, exclude_if=_none)
+    """Whose noise the spread is (``python -m envs.variance``): the judge's flips, the simulated user's and
+    the agent's outcome variance from designed repeats; absent until that command has run."""
 
 
 class SimulatorFlagSummary(SummaryPart):
@@ -473,6 +486,36 @@ class EpisodeCause(SummaryPart):
     """Simulator flags that fired in the episode (whether or not they caused the failure)."""
 
 
+class CrossTaskRepetition(SummaryPart):
+    """How templated the simulated user sounds across the run (graders.repetition): sentences of
+    5+ words, compared with case, whitespace and digits folded."""
+
+    sentences: int = 0
+    """User sentences of 5+ words over the run, each occurrence counted."""
+    distinct: int = 0
+    """Distinct such sentences."""
+    repeated: int = 0
+    """Occurrences of a sentence said in 3 or more different tasks."""
+    repeated_distinct: int = 0
+    """Distinct sentences said in 3 or more different tasks."""
+    share: float | None = None
+    """repeated / sentences: the cross_task_repetition figure; None when no user sentence was long enough."""
+    tasks: int = 0
+    """Tasks in the run (the denominator of max_task_share)."""
+    max_tasks: int = 0
+    """The most tasks any one sentence was said in."""
+    max_task_share: float | None = None
+    """max_tasks / tasks: the largest share of the run's tasks one sentence occurs in."""
+    max_sentence: str | None = None
+    """That sentence, as first said."""
+    top: list[str] = Field(default_factory=list)
+    """Up to five of the most widespread sentences said in 3+ tasks, with their task counts."""
+    within_episode: int = 0
+    """Sentences of 5+ words said again later in the same episode (each repeat counted)."""
+    within_episode_examples: list[str] = Field(default_factory=list)
+    """Up to five of them, with their episode."""
+
+
 class SimulatorReport(SummaryPart):
     """The simulated user's measured fidelity and who caused each failure."""
 
@@ -486,6 +529,104 @@ class SimulatorReport(SummaryPart):
     """Each failed or errored episode's cause with its evidence."""
     reviewer: str | None = None
     """The --reviewer model whose verdicts are in ``episodes`` (source: reviewer)."""
+    cross_task_repetition: CrossTaskRepetition | None = None
+    """How often the user's sentences recur verbatim across tasks (and within an episode)."""
+
+
+class VarianceDesign(SummaryPart):
+    """What ``envs.variance`` played: which factor each arm held and how many replays."""
+
+    source_run: str
+    """The run whose episodes are the bases (never changed)."""
+    bases: int
+    """Original repeats per task used as bases: each fixes the situations drawn (the episode seed)."""
+    replays: int
+    """Replays per base in each arm."""
+    rejudge: int
+    """Times each original episode's replies were re-judged, transcript frozen."""
+    arms: dict[str, str] = Field(default_factory=dict)
+    """user / agent / judge: what the arm held and what it varied, or why it was not played (zero by construction)."""
+    cache: str | None = None
+    """The response cache that holds a role fixed (the same request gets the same reply)."""
+    episodes_played: int = 0
+    """Designed episodes played (both arms), errored ones included."""
+    errors: int = 0
+    """Designed episodes that ended in an infrastructure error (left out of the variances, counted here)."""
+
+
+class VarianceTask(SummaryPart):
+    """One task's split of the outcome variance (per-trial variances of the 0/1 success)."""
+
+    task: str
+    """The task id."""
+    total_var: float | None = None
+    """Sample variance of success over the original run's repeats (everything varies)."""
+    user_var: float | None = None
+    """Mean within-base variance with the agent held and the user's sampling varied; 0 by construction for a scripted user."""
+    agent_var: float | None = None
+    """Mean within-base variance with the user held and the agent's sampling varied."""
+    user_replays: int = 0
+    """Clean episodes behind ``user_var``."""
+    agent_replays: int = 0
+    """Clean episodes behind ``agent_var``."""
+    pass_hat_k_agent: dict[str, float] = Field(default_factory=dict)
+    """pass^k over the agent arm (the user held fixed per base), k = "1".."replays"."""
+
+
+class VarianceFigure(SummaryPart):
+    """A variance over tasks with its 95% interval."""
+
+    value: float | None = None
+    """The mean over tasks (None: not measured)."""
+    ci95: tuple[float, float] | None = None
+    """95% percentile bootstrap interval, tasks resampled (None: not measured, or zero by construction)."""
+    by_construction: str | None = None
+    """Why this is zero without measuring (a scripted user, checks-only verdicts), else None."""
+
+
+class RuleFlips(SummaryPart):
+    """One rule's re-judged verdicts, transcript frozen."""
+
+    source: str
+    """judge (a model) or check (deterministic)."""
+    items: int = 0
+    """Judged replies (episode, turn) re-judged."""
+    rejudged: int = 0
+    """Re-judgements made (items x replicas)."""
+    flips: int = 0
+    """Re-judgements whose verdict differs from the recorded one."""
+    share: float | None = None
+    """flips / rejudged."""
+    ci95: tuple[float, float] | None = None
+    """95% percentile bootstrap interval of ``share``, replies resampled (re-judgements of one reply are not independent)."""
+
+
+class VarianceReport(SummaryPart):
+    """The split of a run's spread between the judge, the simulated user and the agent (``envs.variance``)."""
+
+    design: VarianceDesign
+    """What was held, varied and played."""
+    total_var: VarianceFigure = Field(default_factory=VarianceFigure)
+    """Outcome variance over the original repeats, mean over tasks."""
+    user_var: VarianceFigure = Field(default_factory=VarianceFigure)
+    """The outcome variance the user leaves (agent held), mean over tasks."""
+    agent_var: VarianceFigure = Field(default_factory=VarianceFigure)
+    """The outcome variance the agent leaves (user held), mean over tasks."""
+    user_share: VarianceFigure = Field(default_factory=VarianceFigure)
+    """user_var / (user_var + agent_var): the instrument's share of the repeat-to-repeat spread."""
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    """The plain pass^k of the original run, k up to ``design.replays``."""
+    pass_hat_k_agent: dict[str, float] = Field(default_factory=dict)
+    """pass^k with the user's share taken out: over the agent arm, the user held fixed per base."""
+    pass_hat_k_agent_ci95: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    """95% percentile bootstrap interval of ``pass_hat_k_agent``, tasks resampled."""
+    judge_flip_share: VarianceFigure = Field(default_factory=VarianceFigure)
+    """Share of re-judged model verdicts that flip (all rules); zero by construction with checks only."""
+    judge: dict[str, RuleFlips] = Field(default_factory=dict)
+    """Per rule: re-judgements and flips (verdicts do not enter the reward, so the judge's share of the
+    outcome variance is zero; its share of the rule profile is this)."""
+    per_task: list[VarianceTask] = Field(default_factory=list)
+    """Per task, by id."""
 
 
 RunSummary.model_rebuild()

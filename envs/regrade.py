@@ -48,6 +48,7 @@ def _with_rules(domain, path: Path):
     rules = {r.id: r for r in load_list(Rule, path, "rules")}
     domain = copy.copy(domain)  # shares the states' cache (same data); not the rules
     domain.__dict__["rules"] = rules  # Domain.rules is a cached_property: this copy's value
+    domain.__dict__.pop("situations", None)  # rebuilt from these rules (their every_situation ones)
     return domain
 
 

@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--domain", required=True)
     ap.add_argument("--domain-option", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--tasks", nargs="+", default=None, help="task ids or globs (default: every task)")
+    ap.add_argument("--tags", nargs="+", default=None, metavar="TAG", help="only tasks carrying any of these tags (e.g. hard)")
     ap.add_argument("--group-size", type=int, default=8, help="rollouts per task (default 8)")
     ap.add_argument("--agent", default="scripted")
     ap.add_argument("--user", default="scripted")
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SpecError("--concurrency: must be at least 1")
         weights = RewardWeights.parse(args.weights)
         domain = get_domain(args.domain, parse_domain_options(args.domain_option) or None)
-        task_ids = select_tasks(sorted(domain.tasks), args.tasks)
+        task_ids = select_tasks(domain.tasks, args.tasks, args.tags)
         llm = {k: v for k, v in vars(args).items() if v is not None}
         cfg = RunConfig(domain=args.domain, agent=args.agent, user=args.user, judge=args.judge, llm=llm)
         roles = role_configs(cfg)

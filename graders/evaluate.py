@@ -31,6 +31,29 @@ from graders.rules.verdicts import judge_episode
 
 # Terminations that mean the agent failed, whatever the final state.
 AGENT_FAILED = frozenset({"agent_error_limit"})
+# How a conversation ends: the user stopped (the goal met or not), or the agent handed over.
+# Any other ending (max_steps, the turn budget, a per-episode budget, the agent error limit, an
+# error) is a failed trial whatever the final state: a database left as it should be by an agent
+# that looped, stalled or never spoke is not a success.
+FINISHED = frozenset({"user_stop", "transfer"})
+
+_UNFINISHED = {
+    "max_steps": "the agent called tools until the per-turn step limit without replying (max_steps)",
+    "max_turns": "the turn budget ran out before the conversation ended (max_turns)",
+    "agent_error_limit": "the agent's replies or calls kept failing until the engine stopped it (agent_error_limit)",
+    "budget_tokens": "the token budget ended the episode (budget_tokens)",
+    "budget_cost": "the cost budget ended the episode (budget_cost)",
+    "budget_seconds": "the time budget ended the episode (budget_seconds)",
+    "error": "the episode ended in an error",
+}
+
+
+def unfinished(termination: str | None) -> str | None:
+    """Why an episode with this ending is a failed trial whatever its state; None when it ended as a
+    conversation ends (``FINISHED``)."""
+    if termination in FINISHED:
+        return None
+    return _UNFINISHED.get(termination or "", f"the episode did not end as a conversation ends ({termination})")
 
 
 @dataclass
@@ -75,9 +98,10 @@ async def evaluate(
 ) -> Evaluation:
     """Grade the finished episode whose final database is ``state`` and transcript ``events``.
 
-    An episode that ended because the agent failed (``termination`` in ``AGENT_FAILED``: its
-    replies kept failing until the engine stopped it) is graded 0 whatever the state: a
-    database left as it should be by an agent that never acted is not a success.
+    Only an episode that ended as a conversation ends (``termination`` in ``FINISHED``) can
+    pass: any other ending is graded 0 whatever the state, and ``grade.unfinished`` says why
+    (``unfinished``). ``termination=None`` (a caller that grades a state, not an episode) grades
+    the state alone.
 
     Never changes ``events``; commits ``state``'s session (the diff reads the database).
     Raises what the judge raises (an ``InfraError`` once its retries are spent) and SpecError
@@ -87,7 +111,7 @@ async def evaluate(
     t1 = time.perf_counter()
     verdicts = await judge_episode(domain, task, events, judge, episode)
     grade.assertions = await answer_assertions(task, grade.assertions, events, judge, episode)
-    if termination in AGENT_FAILED:
-        grade.reward = 0.0
+    if termination is not None and (why := unfinished(termination)) is not None:
+        grade.reward, grade.unfinished = 0.0, why
     t2 = time.perf_counter()
     return Evaluation(grade=grade, verdicts=verdicts, timings={"grade_s": t1 - t0, "verdicts_s": t2 - t1})

@@ -42,12 +42,12 @@ register("support", [
         "Thank you. What's the postal code of your main address?",
         "Great, and which post code is your home address under?",
     ]),
-    (r"I couldn't find an account with that email address\. Could you give me your full name and the zip code of "
+    (r"I couldn't verify your identity with those details\. Could you give me your full name and the zip code of "
      r"your default address instead\?", [
-        "That e-mail doesn't bring anything up on my side. Could we confirm who you are another way, with your first "
+        "Those details don't bring anything up on my side. Could we confirm who you are another way, with your first "
         "and last name and your postcode?",
-        "Nothing is registered under that e-mail. Who is the account holder, and what's the postal code there?",
-        "I can't match that e-mail. What name is the account under, and what postcode?",
+        "I can't match those details. Who is the account holder, and what's the postal code there?",
+        "That doesn't check out on my side. What name is the account under, and what postcode?",
     ]),
     (r"Just so I get this right: is it the whole order that didn't arrive, one item from it, or a refund you were "
      r"expecting that hasn't reached you\?", [

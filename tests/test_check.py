@@ -29,6 +29,7 @@ EXPECTED = {
     "initial_state_unknown_table": "initial_state.insert.9.table",
     "initial_state_unknown_column": "initial_state.insert.0",
     "unknown_persona": "persona",
+    "silent_agent_passes": "task: requires nothing observable of the agent",
 }
 
 
@@ -229,3 +230,36 @@ def test_model_concurrency_follows_the_run():
     cap, note = model_concurrency_for(64, 16)
     assert cap == 16 and "below the 64 calls" in note
     assert model_concurrency_for(8, 16) == (16, None)
+
+
+def test_the_lint_plays_the_do_nothing_agents_on_a_task_they_pass():
+    """A task a silent agent passes is found by playing it, not only by reading it (envs.check plays)."""
+    from envs.spec.lint import silent_agent_passes
+
+    path = BROKEN / "silent_agent_passes.yaml"
+    task = load_one(Task, path)
+    found = silent_agent_passes(get_domain("support"), task)
+    assert len(found) == 1 and "scripted:silent" in found[0], found  # read-loop ends at max_steps: a failure
+    played = lint_task(get_domain("support"), task, path, play=True)
+    assert any("scripted:silent" in p for p in played) and all(p.startswith(f"{path}: task:") for p in played), played
+
+
+def test_a_required_assertion_a_silent_agent_passes_does_not_count(tmp_path):
+    """tool_not_called is passed by silence: required or not, the task still requires nothing."""
+    from envs.spec.lint import requires_nothing
+    from envs.spec.schema import AssertionSpec
+
+    task = load_one(Task, BROKEN / "silent_agent_passes.yaml")
+    negative = AssertionSpec(type="tool_not_called", tool="cancel_order", required=True)
+    assert requires_nothing(get_domain("support"), task.model_copy(update={"assertions": [negative]}))
+    positive = AssertionSpec(type="tool_called", tool="get_order", required=True)
+    assert not requires_nothing(get_domain("support"), task.model_copy(update={"assertions": [positive]}))
+
+
+def test_an_llm_judge_assertion_cannot_be_required():
+    from pydantic import ValidationError
+
+    from envs.spec.schema import AssertionSpec
+
+    with pytest.raises(ValidationError, match="cannot be `required`"):
+        AssertionSpec(type="llm_judge", question="Was the agent polite?", required=True)

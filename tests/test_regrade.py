@@ -139,3 +139,34 @@ def test_a_rules_file_leaves_the_domain_as_it_was(tmp_path):
     assert "T1" in get_domain("toy").rules
     assert run_main(["--domain", "toy", "--repeats", "1", "--out", str(tmp_path / "again"), "--quiet"]) == 0
     assert json.loads((tmp_path / "again" / "summary.json").read_text())["rules"]["T1"]["followed"] == 1
+
+
+def test_regrade_flags_the_reply_that_read_out_the_stored_address_and_no_other(tmp_path):
+    """A run saved before the privacy rule (R15) existed, in which one reply reads out the street
+    line get_order showed: the re-grade judges R15 on every reply and flags that one alone."""
+    run = tmp_path / "careful"
+    assert run_main(["--domain", "support", "--repeats", "1", "--tasks", "sup_damaged_replacement", "sup_cancel_before_dispatch",
+                     "--out", str(run), "--quiet"]) == 0
+    lines = [json.loads(x) for x in (run / "episodes.jsonl").read_text().splitlines()]
+    target = next(r for r in lines if r["task_id"] == "sup_damaged_replacement")
+    events = target["transcript"]
+    order = next(i for i, e in enumerate(events) if e["kind"] == "tool" and '"shipping_address"' in e["output"])
+    line1 = json.loads(events[order]["output"])["shipping_address"]["line1"]
+    said = " ".join(e["content"] for e in events if e["kind"] == "user")
+    assert line1.lower() not in said.lower()  # the customer never gave it
+    reply = next(e for e in events[order:] if e["kind"] == "agent")
+    reply["content"] = reply["content"].rstrip("?") + f" to {line1}, the address on the order?"
+    for r in lines:  # recorded before the rule existed
+        r["verdicts"] = [v for v in r["verdicts"] if v["rule"] != "R15"]
+    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+
+    out = tmp_path / "rg"
+    assert regrade_main([str(run), "--out", str(out)]) == 0
+    old, new = _recs(run), _recs(out)
+    flagged = [(k, v.turn) for k, r in new.items() for v in r.verdicts if v.rule == "R15" and v.verdict != "FOLLOWED"]
+    assert flagged == [(target["episode_id"], reply["turn"])]
+    for k, r in new.items():
+        replies = [e for e in r.transcript if e.kind == "agent"]
+        assert len([v for v in r.verdicts if v.rule == "R15"]) == len(replies), k  # judged on every reply
+        assert [v for v in r.verdicts if v.rule != "R15"] == old[k].verdicts, k  # nothing else moved
+        assert r.reward == old[k].reward

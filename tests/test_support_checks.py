@@ -50,7 +50,9 @@ F, V = "FOLLOWED", "VIOLATED"
     ("Sorry about that. Did the whole parcel go missing? Or was it just one of the items?", F),
     ("Do you mean the full order, or only the mug?", F),
     ("Which did you mean: the entire order, one item, or a refund that hasn't shown up?", F),
-    ("What is the order number? And what is your email address?", V),
+    # identity and the order's number asked first: no reading acted on, nothing asked twice
+    ("What is the order number? And what is your email address?", F),
+    ("Did the whole parcel go missing? And do you want a refund or a new one?", V),
     ("I'll refund the whole order now. Anything else?", V),
     ("I'm sorry it didn't come.", V),
 ])

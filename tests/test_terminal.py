@@ -42,7 +42,7 @@ def test_tables_fit_without_cut_headers_or_wrapped_rows(eager_summary, width):
         assert re.search(rf"(^|\s){re.escape(header)}(\s|$)", lines[hi]), (header, lines[hi])
     rows = lines[hi + 2 : hi + 2 + len(eager_summary.rules)]
     ids = [r.split()[0] for r in rows]
-    assert ids == [f"R{i}" for i in range(1, 15)]  # R2 before R10, and each row is a single line
+    assert ids == [f"R{i}" for i in range(1, len(eager_summary.rules) + 1)]  # R2 before R10, and each row is a single line
     assert all(re.search(r"\d+/\d+", r) for r in rows)
     # Failures: every task id whole on a line with its count and ending, then its first failure,
     # the cause first, wrapped (never cut) across the width.

@@ -59,7 +59,10 @@ def clarify_before_action(events, idx, params):
     if m:
         return "VIOLATED", f"committed to one reading ({m.group(0)!r}) instead of asking which was meant"
     cont = params.get("continuation_pattern")
-    asks = request_sentences(reply)
+    # what the reply asks about what was meant: a request for identity details or the order's
+    # number ("if you have the order number, that's helpful too") asks nothing about it
+    every = request_sentences(reply)
+    asks = [q for q in every if not (ident and re.search(ident, q, re.I))]
     if cont:
         # "Is it the whole order? Or one item?": a question that starts like this offers
         # another reading of the same question, so it is not counted as a second one.
@@ -68,10 +71,22 @@ def clarify_before_action(events, idx, params):
         n = len(asks)
     if n == 1:
         return "FOLLOWED", "asked exactly one clarifying question before acting"
+    if n == 0 and every:
+        return "FOLLOWED", "asks for identity details first, acting on no reading yet"
     if n == 0:
         return "VIOLATED", "answered without asking a clarifying question"
     return "VIOLATED", f"asked {n} questions at once instead of one"
 
+
+
+_YES = [r"\b(yes|yeah|yep|sure|go ahead|please do)\b"]
+
+
+def _pauses(said: str, params: dict) -> list[str] | None:
+    """The hesitations (hesitation_patterns) to leave out of an answer that holds a yes: "Hold
+    on... yes, go ahead" says yes, whatever pause came first; with no yes they stay."""
+    hes = list(params.get("hesitation_patterns") or [])
+    return hes if hes and search(said, list(params.get("yes_patterns") or _YES)) else None
 
 
 @check("confirm_before_change")
@@ -103,7 +118,7 @@ def confirm_before_change(events, idx, params):
     if unnamed:
         return "VIOLATED", f"{unnamed[0]} was not the action the agent asked about ({asked.content[:80]!r})"
     said = events[u].content
-    no = search(said, list(params.get("not_yes_patterns") or []))
+    no = search(said, list(params.get("not_yes_patterns") or []), _pauses(said, params))
     if no:
         return "VIOLATED", f"{changes[0]} was made although the customer's answer was not a plain yes ({no.group(0)!r})"
     if not search(said, list(params["yes_patterns"])):
@@ -121,19 +136,19 @@ def follow_the_change_of_mind(events, idx, params):
     u = last_user_index(events, idx)
     if u < 0:
         return "NOT_APPLICABLE", "no customer message yet"
-    turn = search(events[u].content, list(params["change_patterns"]))
+    turn = search(events[u].content, list(params["change_patterns"]), _pauses(events[u].content, params))
     if not turn:
         # the customer changed their mind one exchange earlier, the agent asked to confirm the
         # new request, and the customer answers now: the reply carries out (or not) the latest one
         prev_u = last_user_index(events, u)
         confirm = next((e for e in reversed(events[prev_u + 1 : u]) if isinstance(e, AgentEvent)), None)
-        earlier = search(events[prev_u].content, list(params["change_patterns"])) if prev_u >= 0 else None
+        earlier = search(events[prev_u].content, list(params["change_patterns"]), _pauses(events[prev_u].content, params)) if prev_u >= 0 else None
         if earlier is None or confirm is None or not request_sentences(confirm.content):
             return "NOT_APPLICABLE", "the customer did not change their mind"
         confirmed = {t for t, pat in actions.items() if re.search(pat, " ".join(request_sentences(confirm.content)), re.I)}
         before = next((e for e in reversed(events[:prev_u]) if isinstance(e, AgentEvent)), None)
         dropped = {t for t, pat in actions.items() if before is not None and re.search(pat, before.content, re.I)} - confirmed
-        yes = search(events[u].content, list(params.get("yes_patterns") or [r"\b(yes|yeah|yep|sure|go ahead|please do)\b"]))
+        yes = search(events[u].content, list(params.get("yes_patterns") or _YES))
         for e in step_tools(events, idx):
             if e.ok and e.call.name in actions:
                 if e.call.name in dropped:

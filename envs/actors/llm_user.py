@@ -127,7 +127,7 @@ class LLMUser:
             msgs,
             tools=(schemas or None) if not json_mode else None,
             response_format=response_format_for(action_schema(schemas), "user_action") if json_mode else None,
-            seed=self.episode.seed,
+            seed=self.episode.seed if self.episode.user_seed is None else self.episode.user_seed,
             repeat=self.episode.repeat,
             attempt=attempt,
             usage=self.usage,

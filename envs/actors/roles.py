@@ -38,11 +38,14 @@ class RoleConfig:
 
 def agent_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> Callable[[], Any]:
     if role.is_scripted:
+        from envs.actors.null_agents import null_agents
+
         variant = role.variant or domain.default_agent
-        if variant not in domain.scripted_agents:
-            known = ", ".join(f"scripted:{k}" for k in domain.scripted_agents) or "none"
+        agents = {**null_agents(domain), **domain.scripted_agents}  # the domain's own names first
+        if variant not in agents:
+            known = ", ".join(f"scripted:{k}" for k in agents) or "none"
             raise SpecError(f"--agent: domain {domain.name} has no scripted agent {variant!r} (known: {known})")
-        return domain.scripted_agents[variant]
+        return agents[variant]
     if role.spec == "human":
         from envs.actors.human_agent import HumanAgent
 

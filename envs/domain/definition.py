@@ -210,8 +210,15 @@ class Domain:
 
     @cached_property
     def situations(self) -> dict[str, Situation]:
+        """The situations of ``situations.yaml``, each with the rules marked ``every_situation``
+        added to its own (a rule that holds on every reply is judged on every reply)."""
         p = self.package_dir / "situations.yaml"
-        return {s.id: s for s in load_list(Situation, p, "situations")} if p.exists() else {}
+        sits = {s.id: s for s in load_list(Situation, p, "situations")} if p.exists() else {}
+        every = [r.id for r in self.rules.values() if r.every_situation]
+        if every:
+            sits = {k: s.model_copy(update={"rules": [*s.rules, *(r for r in every if r not in s.rules)]})
+                    for k, s in sits.items()}
+        return sits
 
     @cached_property
     def rules(self) -> dict[str, Rule]:

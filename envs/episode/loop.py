@@ -29,6 +29,7 @@ async def run_episode(
     agent_seed: int | None = None,
     budgets: Budgets | None = None,
     attempt: int = 1,
+    user_seed: int | None = None,
 ) -> EpisodeRecord:
     """Play one episode to the end and grade it. Never raises for an actor's failure:
     infrastructure errors come back as a record with ``status="error"``. Raises SpecError
@@ -36,7 +37,8 @@ async def run_episode(
 
     ``budgets`` (tokens, cost, seconds) end the episode early with termination ``budget_*``
     (``envs.episode.budgets``): graded for the record, but its reward is 0. ``attempt`` is
-    recorded as is (the runner counts replays of errored episodes)."""
+    recorded as is (the runner counts replays of errored episodes). ``agent_seed`` / ``user_seed``:
+    the seeds sent to the agent's / user's model when they must differ from ``seed``."""
     validate_checks(domain.rules.values())
     t0 = time.perf_counter()
     rec = EpisodeRecord(
@@ -50,7 +52,7 @@ async def run_episode(
         attempt=attempt,
     )
     clock = BudgetClock(budgets, t0)
-    ep = Episode(domain, task, user, seed, repeat, state=state, agent_seed=agent_seed)
+    ep = Episode(domain, task, user, seed, repeat, state=state, agent_seed=agent_seed, user_seed=user_seed)
     try:
         try:
             await _timed(clock, ep.start())

@@ -74,6 +74,8 @@ class Episode:
     state: EpisodeState | None = None
     # The seed sent to the agent's model when it must differ from ``seed`` (see EpisodeId.agent_seed).
     agent_seed: int | None = None
+    # The seed sent to the user's model when it must differ from ``seed`` (see EpisodeId.user_seed).
+    user_seed: int | None = None
     events: list[Event] = field(default_factory=list)
     turn: int = 0
     steps_this_turn: int = 0
@@ -159,7 +161,7 @@ class Episode:
             rng=self.rng,
             call_tool=self._call_user_tool,
             user_tool_schemas=self.domain.user_tools.schemas(),
-            episode=EpisodeId(task_id=self.task.id, repeat=self.repeat, seed=self.seed),
+            episode=EpisodeId(task_id=self.task.id, repeat=self.repeat, seed=self.seed, user_seed=self.user_seed),
             words=self.domain.words,
             topics=self.domain.topics,
             replies=self.domain.replies,

@@ -40,6 +40,7 @@ import gymnasium
 from gymnasium import spaces
 from pydantic import ValidationError
 
+from envs.spec.selection import select_task_ids
 from envs.actors.protocols import Judge, UserSimulator
 from envs.actors.scripted_user import ScriptedUser
 from envs.domain import get_domain
@@ -134,11 +135,14 @@ class SitgymEnv(gymnasium.Env):
         render_mode: str | None = None,
         domain_options: dict | None = None,
         judge: Judge | None = None,
+        tags: list[str] | str | None = None,
+        tasks: list[str] | str | None = None,
     ):
         self.domain = get_domain(domain, domain_options)
         validate_checks(self.domain.rules.values())
         self.judge = judge
-        self.task_ids = sorted(self.domain.tasks)
+        # The tasks a reset draws from: ``tags=["hard"]`` (a tier) and ``tasks`` globs, as with --tags / --tasks.
+        self.task_ids = select_task_ids(self.domain.tasks, tasks, tags)
         if task_id is not None and task_id not in self.domain.tasks:
             raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")
         self.task_id = task_id

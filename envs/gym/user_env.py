@@ -34,6 +34,7 @@ from typing import Any, Callable
 import gymnasium
 from gymnasium import spaces
 
+from envs.spec.selection import select_task_ids
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.domain import get_domain
 from envs.episode import Episode, episode_seed
@@ -92,9 +93,11 @@ class SitgymUserEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, domain: str, task_id: str | None = None, agent: Callable[[], Any] | None = None,
-                 domain_options: dict | None = None, render_mode: str | None = None):
+                 domain_options: dict | None = None, render_mode: str | None = None,
+                 tags: list[str] | str | None = None, tasks: list[str] | str | None = None):
         self.domain = get_domain(domain, domain_options)
-        self.task_ids = sorted(self.domain.tasks)
+        # The tasks a reset draws from, as with --tags / --tasks.
+        self.task_ids = select_task_ids(self.domain.tasks, tasks, tags)
         if task_id is not None and task_id not in self.domain.tasks:
             raise ValueError(f"unknown task_id {task_id!r} for domain {self.domain.name}")
         self.task_id = task_id
@@ -183,7 +186,7 @@ class SitgymUserEnv(gymnasium.Env):
 
     def _finish(self):
         ep = self._ep
-        ev = self._run(evaluate(self.domain, ep.task, ep.state, ep.events, None, self._episode))
+        ev = self._run(evaluate(self.domain, ep.task, ep.state, ep.events, None, self._episode, termination=ep.termination))
         rec = EpisodeRecord(episode_id=f"{ep.task.id}#0", task_id=ep.task.id, domain=self.domain.name, repeat=0,
                             seed=ep.seed, transcript=list(ep.events), termination=ep.termination, reward=ev.grade.reward,
                             grade=ev.grade, goal_met_turn=getattr(ep, "goal_met_turn", None))

@@ -93,6 +93,8 @@ def compare(a_dir: Path, b_dir: Path) -> dict:
         "tasks": tasks,
         "rules": rules,
         "rule_names": {**(sa.rule_names or {}), **(sb.rule_names or {})},
+        "power": power_block(ra, rb, tasks),
+        "variance": variance_block(sa, sb, ra, rb, tasks),
     }
 
 
@@ -121,6 +123,7 @@ def print_comparison(c: dict, alpha: float = 0.05, console=None, top: int | None
             f"{plural(c['errors']['a'], 'error')} in A, {c['errors']['b']} in B",
             soft_wrap=True, highlight=False,
         )
+    _print_power(c, console)
     for label, rows in (("worse", tk["worse"]), ("better", tk["better"])):
         shown = rows if top is None else rows[:top]
         for r in shown:
@@ -138,6 +141,98 @@ def print_comparison(c: dict, alpha: float = 0.05, console=None, top: int | None
             rows.append([rule_label(rid, c.get("rule_names")), fmt(a), fmt(b), ch, p])
         cols = [Col("rule", flexible=True, min_width=8), Col("A"), Col("B"), Col("change", "right"), Col("p", "right")]
         console.print(fit_table(f"rule compliance, A vs B (Fisher exact test on judged turns; * p < {alpha})", cols, rows, console.width))
+
+
+def _trials(recs) -> tuple[dict[str, float], dict[str, int]]:
+    """Per task: success rate over its episodes, and how many."""
+    n: dict[str, int] = {}
+    c: dict[str, int] = {}
+    for r in recs:
+        n[r.task_id] = n.get(r.task_id, 0) + 1
+        c[r.task_id] = c.get(r.task_id, 0) + int(r.status == "ok" and r.reward >= 1.0)
+    return {t: c[t] / n[t] for t in n}, n
+
+
+def power_block(ra, rb, tasks: dict) -> dict | None:
+    """The smallest pass^1 difference these runs could detect (80% power, two-sided 0.05, paired
+    by task; ``graders.power``), whether the observed one is inside it, and what would settle it."""
+    from graders.power import paired_power
+
+    (pa, na), (pb, nb) = _trials(ra), _trials(rb)
+    pw = paired_power(pa, na, pb, nb)
+    if pw is None:
+        return None
+    observed = tasks["mean_success_b"] - tasks["mean_success_a"]
+    return {
+        "tasks": pw.tasks, "repeats": pw.repeats, "sigma_d": pw.sigma_d, "between": pw.between, "within": pw.within,
+        "mde": pw.mde, "observed": observed, "inside": pw.inside(observed),
+        "needed": pw.needed(observed) if pw.inside(observed) and observed else None,
+    }
+
+
+def variance_block(sa, sb, ra, rb, tasks: dict) -> dict | None:
+    """When both runs carry a measured split (``envs.variance``): the difference judged against the
+    agent's own within-task variance rather than all of it (the simulated user's share taken out)."""
+    from graders.power import paired_power
+
+    va, vb = getattr(sa, "variance", None), getattr(sb, "variance", None)
+    if va is None or vb is None:
+        return None
+    (pa, na), (pb, nb) = _trials(ra), _trials(rb)
+    aa = {t.task: t.agent_var for t in va.per_task if t.agent_var is not None}
+    ab = {t.task: t.agent_var for t in vb.per_task if t.agent_var is not None}
+    common = sorted(pa.keys() & pb.keys() & aa.keys() & ab.keys())
+    if len(common) < 2:
+        return {"tasks": len(common), "note": "fewer than 2 shared tasks with the agent's share measured"}
+    within = sum(aa[t] / na[t] + ab[t] / nb[t] for t in common) / len(common)
+    pw = paired_power({t: pa[t] for t in common}, na, {t: pb[t] for t in common}, nb, within_override=within)
+    observed = sum(pb[t] - pa[t] for t in common) / len(common)
+    return {
+        "tasks": pw.tasks, "agent_within": within, "between": pw.between, "mde": pw.mde, "observed": observed,
+        "inside": pw.inside(observed), "needed": pw.needed(observed) if pw.inside(observed) and observed else None,
+    }
+
+
+def _print_power(c: dict, console) -> None:
+    """The detectable-difference lines (``power_block``, ``variance_block``)."""
+    pw = c.get("power")
+    if pw is not None:
+        _print_mde(pw, console)
+    _print_variance(c, console)
+
+
+def _print_mde(pw: dict, console) -> None:
+    obs = pw["observed"]
+    line = (
+        f"detectable difference: {pw['mde']:.3f} in pass^1 (80% power, two-sided 0.05, paired over {pw['tasks']} tasks "
+        f"x {pw['repeats']:g} repeats); observed {obs:+.3f}, "
+    )
+    if pw["inside"]:
+        line += "inside it: these runs cannot tell this difference from noise"
+        if pw["needed"]:
+            n = pw["needed"]
+            reps = f"{n['repeats']} repeats per task at these tasks" if n["repeats"] else "no number of repeats (the spread is between tasks)"
+            line += f"; to settle {abs(obs):.3f}: {n['tasks']} tasks at these repeats, or {reps}"
+    else:
+        line += "outside it"
+    console.print(line, soft_wrap=True, highlight=False)
+
+
+def _print_variance(c: dict, console) -> None:
+    v = c.get("variance")
+    if v and "mde" in v:
+        line = (
+            f"against the agent's own variance (envs.variance split, the simulated user's share out): detectable "
+            f"{v['mde']:.3f} over {v['tasks']} tasks; observed {v['observed']:+.3f}, "
+            + ("inside it" if v["inside"] else "outside it")
+        )
+        if v["inside"] and v["needed"]:
+            n = v["needed"]
+            reps = f"{n['repeats']} repeats" if n["repeats"] else "no number of repeats"
+            line += f"; to settle it: {n['tasks']} tasks, or {reps}"
+        console.print(line, soft_wrap=True, highlight=False)
+    elif v:
+        console.print(f"variance split: {v['note']}", soft_wrap=True, highlight=False)
 
 
 def main(argv: list[str] | None = None) -> int:

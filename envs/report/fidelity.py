@@ -13,6 +13,7 @@ from typing import Any
 from envs.records import EpisodeCause, EpisodeRecord, SimulatorFlagSummary, SimulatorReport
 from graders.causes import episode_cause, failed
 from graders.pass_k import aggregate
+from graders.repetition import RepetitionAccumulator
 from graders.simulator import FLAG_NAMES, measurable, simulator_flags
 
 
@@ -29,9 +30,11 @@ class SimulatorAccumulator:
         self.causes: list[EpisodeCause] = []
         self.per_task: dict[str, Counter] = defaultdict(Counter)
         self.trials: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        self.repetition = RepetitionAccumulator()
 
     def add(self, r: EpisodeRecord) -> None:
         task = self.tasks.get(r.task_id)
+        self.repetition.add(r)
         fl = simulator_flags(r, task, self.domain)
         for name, hits in fl.items():
             s = self.flags_out[name]
@@ -60,6 +63,7 @@ class SimulatorAccumulator:
             causes=dict(Counter(c.cause for c in self.causes)),
             episodes=self.causes,
             reviewer=self.reviewer,
+            cross_task_repetition=self.repetition.finish(),
         )
         agent_only = aggregate([(n, k) for n, k in self.trials.values() if n > 0])["pass_hat_k"]
         return report, {k: dict(v) for k, v in self.per_task.items()}, agent_only

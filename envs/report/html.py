@@ -20,6 +20,7 @@ from envs.records import EpisodeRecord, RunSummary
 from envs.report.html_data import episode_context, episode_index, packed_episodes, read_episodes, script_json
 from envs.report.html_viewer import CSS, JS
 from envs.report.summary import natural_key, read_summary
+from graders.repetition import describe_repetition
 
 
 def _pass_k_svg(s: RunSummary) -> str:
@@ -123,7 +124,8 @@ def _simulator_html(s: RunSummary) -> str:
         f"<p>Causes: {causes}. Failed with simulator flags: {len(sim.flagged_failures)}."
         f"{' Reviewer: ' + html.escape(sim.reviewer) + '.' if sim.reviewer else ''}</p>"
         f"<p>pass^k counting only agent-caused failures (a second figure, not the score): {agent_only or '-'}</p>"
-        f"<div class=\"scroll\"><table><tr><th>episode</th><th>cause</th><th>source</th><th>evidence</th></tr>{eps}</table></div>"
+        + (f"<p>Templated lines: {html.escape(describe_repetition(sim.cross_task_repetition))}.</p>" if describe_repetition(sim.cross_task_repetition) else "")
+        + f"<div class=\"scroll\"><table><tr><th>episode</th><th>cause</th><th>source</th><th>evidence</th></tr>{eps}</table></div>"
     )
 
 
@@ -146,6 +148,12 @@ def _episodes_section(episodes: list[EpisodeRecord] | None, unreadable: int, con
 <script type="application/json" id="sg-context">{script_json(context)}</script>
 <script type="application/octet-stream" id="sg-episodes">{packed_episodes(episodes)}</script>
 <script>{JS}</script>"""
+
+
+def variance_html(s: RunSummary) -> str:
+    from envs.report.html_variance import variance_html as section
+
+    return section(s)
 
 
 def render(summary: RunSummary, episodes: list[EpisodeRecord] | None = None, unreadable: int = 0, domain=None) -> str:
@@ -173,6 +181,7 @@ agent errors {s.agent_errors}.</p>
 <div class="scroll">{_pass_k_svg(s)}</div>
 <h2 id="rules">Rule compliance by situation</h2>{_rules_table(s, rules)}
 {_simulator_html(s)}
+{variance_html(s)}
 <h2>Tasks</h2><div class="scroll"><table><tr><th>task</th><th>solved</th><th>errors</th><th>ended by</th></tr>{per_task}</table></div>
 {_episodes_section(episodes, unreadable, context)}
 </body></html>"""

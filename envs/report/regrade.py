@@ -159,7 +159,8 @@ async def regrade_record(
     own = state is None
     state, ch.replay_mismatches = replay(domain, rec, state)
     try:
-        ev = await evaluate(domain, task, state, rec.transcript, judge, EpisodeId(task_id=rec.task_id, repeat=rec.repeat, seed=rec.seed))
+        ev = await evaluate(domain, task, state, rec.transcript, judge, EpisodeId(task_id=rec.task_id, repeat=rec.repeat, seed=rec.seed),
+                            termination=rec.termination)
     finally:
         if own:
             state.close()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from envs.records import RunSummary
 from envs.report.rule_names import rule_label
 from envs.report.summary import natural_key
+from graders.repetition import describe_repetition
 
 GAP = 3  # between two columns: padding (0, 1) on each side and the box's (blank) divider
 
@@ -265,6 +266,9 @@ def print_simulator(s: RunSummary, console) -> None:
     )
     for n, f in fired:
         console.print(f"  {n}: {f.count} times in {len(f.episodes)}/{f.measured} episodes", highlight=False)
+    rep_line = describe_repetition(sim.cross_task_repetition)
+    if rep_line:
+        console.print("  " + rep_line, highlight=False)
     unmeasured = [n for n, f in sim.flags.items() if not f.measured]
     if unmeasured:
         console.print(f"  not measured: {', '.join(unmeasured)}", highlight=False)

@@ -2,7 +2,8 @@
 
 Each line: ``messages`` (system, user, assistant with ``tool_calls``, tool with ``tool_call_id``; only
 what the agent saw), ``tools`` (the agent tools' JSON schemas), ``episode_id``, ``task_id``,
-``reward`` (the weighted total), ``reward_parts`` (each part apart), ``turn_rewards`` and, for
+``reward`` (the weighted total), ``reward_parts`` (each part apart), ``turn_rewards``, ``termination`` and
+``unfinished`` (why an episode that did not end as a conversation ends is a failed trial) and, for
 rollouts, ``advantage``. Tool-call ``arguments`` are JSON text and every ``content`` is a string or
 null, as the OpenAI format has them, so the file loads with Hugging Face ``datasets`` as it is
 (``load_dataset("json", data_files=...)``) and matches TRL's conversational format (``messages``
@@ -33,6 +34,7 @@ def line(t: Trajectory) -> dict[str, Any]:
         "advantage": t.advantage,
         "status": t.status,
         "termination": t.termination,
+        "unfinished": t.unfinished,
         "seed": t.seed,
         "group": t.group,
         "rollout": t.rollout,

@@ -57,6 +57,8 @@ class Trajectory(BaseModel):
     """``ok`` or ``error`` (an errored rollout's outcome is 0; see ``error``)."""
     error: str | None = None
     termination: str | None = None
+    # Why the episode is a failed trial whatever its state (it did not end as a conversation ends).
+    unfinished: str | None = None
     messages: list[dict[str, Any]]
     """System, user, assistant (with ``tool_calls``) and tool messages: only what the agent saw and did."""
     tools: list[dict[str, Any]]
@@ -111,6 +113,7 @@ def trajectory(rec: EpisodeRecord, domain: Any, weights: RewardWeights, group: s
         status=rec.status,
         error=rec.error,
         termination=rec.termination,
+        unfinished=rec.grade.unfinished if rec.grade else (rec.error if rec.status == "error" else None),
         messages=msgs,
         tools=domain.agent_tools.schemas(),
         reward=parts,

@@ -3,13 +3,12 @@
 ``build_parser()`` is every flag of ``python -m envs.run`` (the limits and LLM flags come from
 ``envs.run.limits`` and ``envs.run.llm_flags``); ``config_from_args`` turns parsed flags into the
 run's ``RunConfig`` (a resumed run's own config, refusing flags that would change it);
-``select_tasks`` applies ``--tasks`` globs; ``role_llm_settings`` is one role's LLM settings.
+``select_tasks`` applies ``--tasks`` globs and ``--tags``; ``role_llm_settings`` is one role's LLM settings.
 """
 
 from __future__ import annotations
 
 import argparse
-import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--domain", help="domain name (support, tutoring, taubench-retail, ...)")
     ap.add_argument("--repeats", type=int, default=None, help="trials per task (pass^1..pass^N); default 1")
     ap.add_argument("--tasks", nargs="*", default=None, help="task ids or globs (space or comma separated)")
+    ap.add_argument("--tags", nargs="+", default=None, metavar="TAG",
+                    help="only tasks carrying any of these tags (a tier: hard); combines with --tasks")
     ap.add_argument("--agent", default=None, help="scripted[:variant], human (you play the agent), or a litellm model string")
     ap.add_argument("--user", default=None, help="scripted, human (you play the user), or a litellm model string")
     ap.add_argument("--judge", default=None, help="a litellm model string for rules without a check (default: none)")
@@ -75,20 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def select_tasks(all_ids: list[str], patterns: list[str] | None) -> list[str]:
-    if not patterns:
-        return all_ids
-    pats = [p for item in patterns for p in item.split(",") if p]
-    chosen = [t for t in all_ids if any(fnmatch.fnmatchcase(t, p) for p in pats)]
-    unmatched = [p for p in pats if not any(fnmatch.fnmatchcase(t, p) for t in all_ids)]
-    if unmatched:
-        from envs.errors import SpecError
+def select_tasks(tasks, patterns: list[str] | None, tags: list[str] | None = None) -> list[str]:
+    """The ids of ``tasks`` (id -> Task, or a list of ids) chosen by ``--tasks`` and ``--tags``
+    (envs.spec.selection)."""
+    from envs.spec.selection import select_task_ids
 
-        raise SpecError(f"--tasks: no task matches {unmatched[0]!r}")
-    return chosen
+    return select_task_ids(tasks, patterns, tags)
 
 
-RUN_KEYS = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed", "calibration")
+RUN_KEYS = ("domain", "repeats", "tasks", "tags", "agent", "user", "judge", "seed", "calibration")
 # Flags kept as aliases of a domain option: flag dest -> option name.
 OPTION_ALIASES = {"taubench_data": "data", "problems": "problems"}
 

@@ -81,7 +81,7 @@ def _main(args: argparse.Namespace, console) -> int:
     domain = configure_domain(cfg, domain_options_from_args(args), bool(args.resume))
     if not args.worker_stdin:  # the parent checked the domain for its workers
         check_domain_before_run(cfg, domain, console)
-    task_ids = select_tasks(sorted(domain.tasks), cfg.tasks)
+    task_ids = select_tasks(domain.tasks, cfg.tasks, cfg.tags)
     if cfg.repeats < 1:
         raise SpecError("--repeats: must be at least 1")
 
@@ -228,6 +228,7 @@ def _main(args: argparse.Namespace, console) -> int:
 
     write_report(run_dir, summary, domain)
     print_summary(summary, console)
+    print_power_plan(summary, console)
     if summary.not_played:
         console.print(
             f"[yellow]cost cap reached[/yellow]: ${gate.spent:.4f} spent of --max-cost ${limits.max_cost:g}; "
@@ -243,6 +244,24 @@ def _main(args: argparse.Namespace, console) -> int:
 
 
 
+def print_power_plan(summary, console, delta: float = 0.05) -> None:
+    """One line: the tasks and repeats a paired comparison with a run like this one would need to
+    detect a ``delta`` difference in pass^1 (``graders.power.plan_for_difference``)."""
+    from graders.power import plan_for_difference
+
+    rates = {t.id: t.successes / t.trials for t in summary.per_task if t.trials}
+    plan = plan_for_difference(rates, {t.id: t.trials for t in summary.per_task if t.trials}, delta)
+    if plan["tasks"] is None or plan["run_tasks"] < 2:
+        return  # a paired comparison needs two tasks at least
+    reps = (f"or {plan['repeats']} repeats per task at these {plan['run_tasks']} tasks" if plan["repeats"]
+            else "no number of repeats: every task gave one result on every repeat, so only tasks that change outright show it")
+    console.print(
+        f"power: a {delta * 100:g}-point pass^1 difference from a run like this (80% power, two-sided 0.05, paired by task) "
+        f"needs {plan['tasks']} tasks at {plan['run_repeats']:g} repeats, {reps}; this run detects "
+        f"{'more than 1 (nothing)' if plan['mde'] > 1 else format(plan['mde'], '.3f')} "
+        f"(the method and its assumptions: graders.power)",
+        soft_wrap=True, highlight=False,
+    )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ class RunConfig(BaseModel):
     """Trials per task (pass^1..pass^repeats)."""
     tasks: list[str] | None = None
     """Task ids or globs given with --tasks; None: every task."""
+    tags: list[str] | None = None
+    """Tags given with --tags (a task carrying any is played); None: every task."""
     agent: str = "scripted"
     """scripted[:variant] or a model string."""
     user: str = "scripted"

@@ -9,7 +9,7 @@ from typing import Any
 from envs.run.config import RunConfig
 
 # Resuming may not change which episodes belong to the run or how they are played and judged.
-RUN_DEFINING = ("domain", "repeats", "tasks", "agent", "user", "judge", "seed")
+RUN_DEFINING = ("domain", "repeats", "tasks", "tags", "agent", "user", "judge", "seed")
 # LLM settings that change the answers (and so the episodes); api bases, cache, timeouts,
 # retries and concurrency may change on resume.
 LLM_DEFINING = ("_temperature", "_max_tokens", "tool_mode")
@@ -25,7 +25,7 @@ def refuse_changed_run(cfg: RunConfig, args: argparse.Namespace) -> None:
         if v is None:
             continue
         current = getattr(cfg, k)
-        if k == "tasks":
+        if k in ("tasks", "tags"):
             v = [p for item in v for p in item.split(",") if p] or None
             current = [p for item in current for p in item.split(",") if p] if current else None
         if v != current:

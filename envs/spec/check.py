@@ -6,7 +6,8 @@ start of every run).
 (``check_rules``: rule ids, check types, check params), every task (``check_task``: tools,
 arguments against the tool schemas, user tool calls, tables and columns of ``initial_state``,
 situations, persona, the gold path replaying) and the task lint (``lint_task``), and the gold
-sets (``gold.yaml``, ``gold_heldout.yaml``). ``check_calibration(path, domain)`` validates a
+sets (``gold.yaml``, ``gold_heldout.yaml``), and the policy's coverage (``check_policy_coverage``: every
+MUST / never / always sentence of ``policy.md`` graded by a rule or by the outcome). ``check_calibration(path, domain)`` validates a
 calibration file the same way.
 
 Tasks read from YAML files are checked file by file, so one bad file does not hide the
@@ -107,15 +108,21 @@ def _file_tasks(domain, report: Report) -> list[tuple[Task, str]] | None:
 _REPLAY_FAILS = "fails when the gold path is replayed"
 
 
-def check_domain(domain, lint: bool = True, gold: bool = True) -> Report:
+def check_domain(
+    domain, lint: bool = True, gold: bool = True, only: set[str] | None = None, play: bool = False
+) -> Report:
     """Every problem of ``domain`` (module docstring); ``lint=False`` checks without the lint,
-    ``gold=False`` without the gold sets (a run does not read them: only calibration does)."""
+    ``gold=False`` without the gold sets (a run does not read them: only calibration does);
+    ``only``: check just these task ids (``--tasks`` / ``--tags``), the rest of the domain in full;
+    ``play``: the lint also plays the do-nothing agents on each task (``envs.spec.lint``)."""
     from envs.spec.check_rules import check_rules
     from envs.spec.lint import lint_task
+    from envs.spec.policy_coverage import check_policy_coverage
     from envs.spec.task_check import check_task
 
     report = Report(domain.name)
     report.problems += check_rules(domain)
+    report.problems += check_policy_coverage(domain)
     try:
         report.counts["rules"] = len(domain.rules)
         report.counts["situations"] = len(domain.situations)
@@ -129,11 +136,13 @@ def check_domain(domain, lint: bool = True, gold: bool = True) -> Report:
         except SpecError as e:
             report.problems.append(str(e))
             tasks = []
+    if only is not None:
+        tasks = [(t, w) for t, w in tasks if t.id in only]
     for task, where in tasks:
         if not lint:
             report.problems += check_task(domain, task, where)
             continue
-        found = lint_task(domain, task, where)
+        found = lint_task(domain, task, where, play=play)
         if imported:  # another benchmark's gold path may call what its own engine refuses: reported
             hard = [p for p in check_task(domain, task, where) if _REPLAY_FAILS not in p]
             report.problems += hard

@@ -13,6 +13,9 @@ the user could not make happen. ``lint_task(domain, task, where)`` replays the g
   schema enumerates are choices, not facts; free text (words without a digit) is not a fact;
 * ``scenario.user_tools.N.arguments``: a user tool call's arguments do not validate (reported
   by ``check_task``, which the lint runs first);
+* ``task``: the task requires nothing observable of the agent (``requires_nothing``: no state
+  change, no required output, no required assertion a silent agent fails) or, with ``play``, an
+  agent that does nothing passes it against the scripted user (``silent_agent_passes``);
 * domain rules: a goal that depends on a behaviour the scenario does not make certain, or a
   policy that contradicts the task's budget or limits. These need the domain's words, so a
   domain supplies them as ``lint_task(domain, task, gold) -> [(field, reason), ...]`` in a
@@ -34,9 +37,10 @@ from envs.spec.schema import Task
 from envs.spec.task_check import GoldPath, check_task, replay, replay_problems
 
 
-def lint_task(domain, task: Task, where: str | Path) -> list[str]:
+def lint_task(domain, task: Task, where: str | Path, play: bool = False) -> list[str]:
     """Every finding of the lint on ``task`` (module docstring); ``check_task``'s problems first:
-    a task that does not validate is not linted further."""
+    a task that does not validate is not linted further. ``play``: also play the do-nothing agents
+    on it (``silent_agent_passes``; ``python -m envs.check`` does, a run's pre-check does not)."""
     problems = check_task(domain, task, where, replayed=False)
     if problems:
         return problems
@@ -47,6 +51,9 @@ def lint_task(domain, task: Task, where: str | Path) -> list[str]:
             return problems
         problems += [f"{where}: {p}" for p in outputs_unknown(domain, task, gold)]
         problems += [f"{where}: {p}" for p in facts_unreachable(domain, task, gold)]
+        problems += [f"{where}: {p}" for p in requires_nothing(domain, task)]
+        if play:
+            problems += [f"{where}: {p}" for p in silent_agent_passes(domain, task)]
         hook = domain_lint(domain)
         if hook is not None:
             problems += [f"{where}: {f}: {r}" for f, r in hook(domain, task, gold)]
@@ -195,3 +202,49 @@ def _lint_of(package_dir: str):
     if pkg is None or not (Path(package_dir) / "lint.py").exists():
         return None
     return getattr(importlib.import_module(f"{pkg}.lint"), "lint_task", None)
+
+
+# Assertion types an agent that says and does nothing fails (the negative ones it passes).
+_POSITIVE_ASSERTIONS = ("transcript_contains", "transcript_contains_any", "tool_called", "tool_called_before")
+
+
+def requires_nothing(domain, task: Task) -> list[str]:
+    """``task: ...`` when the task requires nothing observable of the agent: its goal changes no row,
+    it names no required output and no required assertion that an agent doing nothing fails. Such a
+    task is passed by an agent that only says "..." (reward is the state and the outputs)."""
+    if list(domain.goal(task)[1]) or task.outputs:
+        return []
+    if any(a.required and a.type in _POSITIVE_ASSERTIONS for a in task.assertions):
+        return []
+    return ["task: requires nothing observable of the agent (the goal changes nothing, no required output, "
+            "no required assertion a silent agent fails): an agent that only says '...' passes it; add what the "
+            "task honestly requires the agent to say (outputs) or do (an assertion with required: true)"]
+
+
+def silent_agent_passes(domain, task: Task, seed: int = 0) -> list[str]:
+    """``task: ...`` for each do-nothing agent (``envs.actors.null_agents``) that passes the task when
+    played against the domain's default scripted user: the check that also sees a goal the user's own
+    tools would reach. Plays two short offline episodes; skipped inside a running event loop."""
+    import asyncio
+
+    from envs.actors.null_agents import null_agents
+    from envs.actors.scripted_user import ScriptedUser
+    from envs.episode import run_episode
+
+    try:
+        asyncio.get_running_loop()
+        return []
+    except RuntimeError:
+        pass
+    user = domain.scripted_users.get("default", ScriptedUser)
+
+    async def play_all():
+        found = []
+        for name, agent in null_agents(domain).items():
+            rec = await run_episode(domain, task, agent(), user(), seed=seed)
+            if rec.status == "ok" and rec.reward >= 1.0:
+                found.append(f"task: an agent that does nothing (scripted:{name}) passes it against the scripted user "
+                             f"(ended {rec.termination}); add what the task honestly requires the agent to say or do")
+        return found
+
+    return asyncio.run(play_all())

@@ -175,6 +175,10 @@ class AssertionSpec(Spec):
     # llm_judge: a yes/no question about the whole transcript (yes = pass).
     question: str | None = None
     description: str = ""
+    # Part of the reward: a required assertion that fails makes the trial a failure, as an
+    # unstated required output does (what a task honestly requires the agent to do, such as
+    # reading the order before declining). Deterministic types only: a reward never waits on a judge.
+    required: bool = False
 
     @model_validator(mode="after")
     def _fields_for_type(self) -> "AssertionSpec":
@@ -190,6 +194,8 @@ class AssertionSpec(Spec):
         for f in need:
             if not getattr(self, f):
                 raise ValueError(f"an assertion of type {self.type} needs `{f}`")
+        if self.required and self.type == "llm_judge":
+            raise ValueError("an llm_judge assertion cannot be `required` (a reward never waits on a judge)")
         return self
 
 
@@ -340,3 +346,6 @@ class Rule(Spec):
     # the check only where the judge gives no verdict), "fallback" (the check; the judge only where
     # the check cannot decide) or "never" (the check alone). Rules without a check ask the judge.
     judge: Literal["prefer", "fallback", "never"] = "fallback"
+    # A rule whose condition is every reply ("never read out the customer's address"): judged in
+    # every situation, as though each situation listed it (Domain.situations adds it).
+    every_situation: bool = False

@@ -56,7 +56,9 @@ class GoldItem(Spec):
     situation: str
     dialogue: list[GoldTurn] = Field(default_factory=list)
     reply: str
-    label: Literal["FOLLOWED", "VIOLATED"]
+    # NOT_APPLICABLE: the rule's condition does not arise on this reply (a verdict of FOLLOWED or
+    # VIOLATED on it is an applicability error, which moves a compliance rate's denominator)
+    label: Literal["FOLLOWED", "VIOLATED", "NOT_APPLICABLE"]
     source: str = "written"
     reviewed: bool = True
     note: str = ""
@@ -114,10 +116,16 @@ def coverage_gaps(domain, items: list[GoldItem]) -> list[tuple[str, str, str]]:
     gaps = []
     for sit in domain.situations.values():
         for r in sit.rules:
-            if r in domain.rules:
+            if r in domain.rules and not domain.rules[r].every_situation:
                 for label in ("FOLLOWED", "VIOLATED"):
                     if (r, sit.id, label) not in have:
                         gaps.append((r, sit.id, label))
+    # a rule of every situation reads the same in each: one item per label, in any situation
+    for r in domain.rules.values():
+        if r.every_situation:
+            for label in ("FOLLOWED", "VIOLATED"):
+                if not any(i.rule == r.id and i.label == label for i in items):
+                    gaps.append((r.id, "*", label))
     return gaps
 
 
@@ -149,15 +157,23 @@ class CheckJudge:
 def rule_stats(pairs: list[tuple[str, str]], threshold: float = 0.8) -> dict[str, Any]:
     """Per-rule numbers from (gold label, judge verdict) pairs.
 
-    accuracy counts NEEDS_REVIEW as wrong (the judge did not deliver a verdict);
-    sensitivity = P(FOLLOWED | gold FOLLOWED) and specificity = P(VIOLATED | gold
-    VIOLATED) are computed over decided verdicts only, for Rogan-Gladen.
+    accuracy counts every item, NOT_APPLICABLE ones too (a verdict equal to the gold label is
+    right; NEEDS_REVIEW is wrong: the judge did not deliver a verdict). Applicability errors are
+    counted apart: ``false_not_applicable`` (gold FOLLOWED or VIOLATED, verdict NOT_APPLICABLE) and
+    ``false_applicable`` (gold NOT_APPLICABLE, verdict FOLLOWED or VIOLATED), with
+    ``not_applicable_agreement`` over the gold NOT_APPLICABLE items. sensitivity = P(FOLLOWED |
+    gold FOLLOWED) and specificity = P(VIOLATED | gold VIOLATED) are computed over decided
+    verdicts on decided gold only, for Rogan-Gladen.
     """
     n = len(pairs)
     correct = sum(1 for g, v in pairs if g == v)
     false_violated = sum(1 for g, v in pairs if g == "FOLLOWED" and v == "VIOLATED")
     false_followed = sum(1 for g, v in pairs if g == "VIOLATED" and v == "FOLLOWED")
-    review = sum(1 for _, v in pairs if v not in ("FOLLOWED", "VIOLATED"))
+    decided = ("FOLLOWED", "VIOLATED")
+    gold_na = [v for g, v in pairs if g == "NOT_APPLICABLE"]
+    false_na = sum(1 for g, v in pairs if g in decided and v == "NOT_APPLICABLE")
+    false_applicable = sum(1 for v in gold_na if v in decided)
+    review = sum(1 for _, v in pairs if v not in (*decided, "NOT_APPLICABLE"))
     pos = [(g, v) for g, v in pairs if g == "FOLLOWED" and v in ("FOLLOWED", "VIOLATED")]
     neg = [(g, v) for g, v in pairs if g == "VIOLATED" and v in ("FOLLOWED", "VIOLATED")]
     se = sum(1 for _, v in pos if v == "FOLLOWED") / len(pos) if pos else None
@@ -171,6 +187,10 @@ def rule_stats(pairs: list[tuple[str, str]], threshold: float = 0.8) -> dict[str
         "false_followed": false_followed,
         # > 1: the judge errs on the strict side; < 1: on the lenient side; None: no errors of one kind.
         "strict_lenient_ratio": (false_violated / false_followed) if false_followed else None,
+        "n_not_applicable": len(gold_na),
+        "not_applicable_agreement": sum(1 for v in gold_na if v == "NOT_APPLICABLE") / len(gold_na) if gold_na else None,
+        "false_not_applicable": false_na,
+        "false_applicable": false_applicable,
         "needs_review": review,
         "needs_review_rate": review / n if n else None,
         "sensitivity": se,

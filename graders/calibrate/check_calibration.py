@@ -21,7 +21,8 @@ from graders.statistics import rogan_gladen, rogan_gladen_ci
 
 FILE = "check_calibration.json"
 _KEYS = ("items", "accuracy", "sensitivity", "specificity", "n_followed", "n_violated",
-         "false_violated", "false_followed", "needs_review", "trustworthy")
+         "false_violated", "false_followed", "false_not_applicable", "false_applicable", "n_not_applicable",
+         "needs_review", "trustworthy")
 
 
 def check_calibration_path(domain) -> Path:

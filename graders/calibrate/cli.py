@@ -19,13 +19,22 @@ from envs.errors import SpecError
 from graders.calibrate.calibration import CheckJudge, coverage_gaps, gold_path, load_gold, report, run_calibration
 
 
+def _na_cell(s: dict) -> str:
+    """NOT_APPLICABLE agreement of one rule: gold n/a items the judge called n/a, and the two
+    applicability errors."""
+    n = s.get("n_not_applicable", 0)
+    agreed = round((s.get("not_applicable_agreement") or 0) * n)
+    return f"{agreed}/{n} ({s.get('false_not_applicable', 0)}, {s.get('false_applicable', 0)})"
+
+
 def print_report(cal: dict, console=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
     t = Table(title=f"judge calibration: {cal.get('judge')} on {cal['overall']['items']} gold replies")
-    for col in ("rule", "accuracy", "w/o rule examples", "correct/items", "false VIOLATED", "false FOLLOWED", "strict:lenient", "needs review", "trust"):
+    for col in ("rule", "accuracy", "w/o rule examples", "correct/items", "false VIOLATED", "false FOLLOWED", "strict:lenient",
+                "n/a: agreed/gold (false n/a, false applicable)", "needs review", "trust"):
         t.add_column(col)
     for rid, s in cal["rules"].items():
         ratio = "-" if s["strict_lenient_ratio"] is None else f"{s['strict_lenient_ratio']:.2f}"
@@ -38,13 +47,15 @@ def print_report(cal: dict, console=None) -> None:
             str(s["false_violated"]),
             str(s["false_followed"]),
             ratio,
+            _na_cell(s),
             f"{s['needs_review_rate']:.0%}",
             "yes" if s["trustworthy"] else "[red]NO[/red]",
         )
     console.print(t)
     o = cal["overall"]
+    na = f"NOT_APPLICABLE: {_na_cell(o)} agreed/gold (false n/a, false applicable); "
     console.print(
-        f"overall accuracy {o['accuracy']:.3f} ({o['correct']}/{o['items']}); "
+        f"overall accuracy {o['accuracy']:.3f} ({o['correct']}/{o['items']}); {na}"
         f"untrustworthy below {cal['threshold']}: {', '.join(cal['untrustworthy']) or 'none'}",
         soft_wrap=True,
     )
@@ -60,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m graders.calibrate", description="Measure a judge on a domain's gold set.")
     ap.add_argument("--domain", required=True)
     ap.add_argument("--judge", required=True, help="a litellm model string, or 'checks' for the deterministic checks")
-    ap.add_argument("--gold", default=None, help="gold set file, or NAME:PATH for a source the domain declares "
-                    "(e.g. mrbench:FILE); default: domains/<d>/gold.yaml")
+    ap.add_argument("--gold", default=None, help="gold set file in the domain's format (PATH or yaml:PATH), or NAME:PATH "
+                    "for a source the domain declares (e.g. mrbench:FILE); default: domains/<d>/gold.yaml")
     ap.add_argument("--heldout", default=None, help="held-out gold set measured beside --gold ('none': skip); "
                     "default: domains/<d>/gold_heldout.yaml when it exists and --gold is not given")
     ap.add_argument("--write-check-calibration", action="store_true",
@@ -119,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     cal["gold"] = gold_spec
     gaps = coverage_gaps(domain, items) if info["source"] == "yaml" else []
     cal["gold_gaps"] = [{"rule": r, "situation": s, "label": l} for r, s, l in gaps]
-    if info["source"] != "yaml":
+    if info["source"] != "yaml" or args.gold:
+        # a set named on the command line (an imported one, or a fresh YAML one) gets the agreement
+        # table too: kappa and the confusion of gold FOLLOWED / VIOLATED / NOT_APPLICABLE
         cal["gold_source"] = info
         cal["agreement"] = sets.agreement_report(rows)
     if held_rows is not None:

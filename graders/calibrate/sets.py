@@ -25,12 +25,14 @@ def heldout_path(domain) -> Path:
 def load_source(domain, spec: str) -> tuple[list, dict[str, Any]]:
     """The gold items of ``spec`` and what the source says about them (e.g. items left out).
 
-    ``spec`` is a YAML gold file, or ``NAME:PATH`` for an importer the domain declares in
-    ``gold_sources``. Raises SpecError (one line) for an unknown source or a bad file."""
+    ``spec`` is a YAML gold file in the domain's format (``PATH`` or ``yaml:PATH``), or
+    ``NAME:PATH`` for an importer the domain declares in ``gold_sources``. Raises SpecError (one line) for an unknown source or a bad file."""
     from graders.calibrate.calibration import load_gold
 
     name, sep, rest = spec.partition(":")
     sources = getattr(domain, "gold_sources", None) or {}
+    if sep and name == "yaml":  # a gold file in the domain's own format, named as a source
+        return load_gold(domain, Path(rest)), {"source": "yaml", "file": rest}
     if sep and name in sources:
         items, info = sources[name](Path(rest))
         _validate(domain, items, spec)
@@ -130,14 +132,15 @@ def print_agreement(agr: dict[str, Any], info: dict[str, Any], console, judge: s
     from rich.table import Table
 
     t = Table(title=f"{judge}: agreement with people ({info.get('source', 'gold')})")
-    for col in ("rule", "items", "agreement", "kappa", "kappa (decided)", "gold F: F/V/other", "gold V: F/V/other"):
+    for col in ("rule", "items", "agreement", "kappa", "kappa (decided)", "gold F: F/V/N/other", "gold V: F/V/N/other",
+                "gold N: F/V/N/other"):
         t.add_column(col)
     for rid, a in agr.items():
         cells = []
-        for g in ("FOLLOWED", "VIOLATED"):
+        for g in ("FOLLOWED", "VIOLATED", "NOT_APPLICABLE"):
             row = a["confusion"].get(g, {})
-            other = sum(n for v, n in row.items() if v not in ("FOLLOWED", "VIOLATED"))
-            cells.append(f"{row.get('FOLLOWED', 0)}/{row.get('VIOLATED', 0)}/{other}")
+            other = sum(n for v, n in row.items() if v not in ("FOLLOWED", "VIOLATED", "NOT_APPLICABLE"))
+            cells.append(f"{row.get('FOLLOWED', 0)}/{row.get('VIOLATED', 0)}/{row.get('NOT_APPLICABLE', 0)}/{other}")
         t.add_row(rid, str(a["items"]), _f(a["agreement"]), _f(a["kappa"]), _f(a["kappa_decided"]), *cells)
     console.print(t)
     for rid, why in (info.get("excluded") or {}).items():

@@ -100,4 +100,4 @@ def check_one(a: AssertionSpec, events: list[Event]) -> AssertionResult:
 
 
 def check_assertions(specs: list[AssertionSpec], events: list[Event]) -> list[AssertionResult]:
-    return [check_one(a, events) for a in specs]
+    return [check_one(a, events).model_copy(update={"required": True}) if a.required else check_one(a, events) for a in specs]

@@ -1,8 +1,9 @@
 """The outcome grade of one finished episode.
 
 reward = 1.0 when the final state equals the goal state (outside ignored
-columns) and every required output was stated; else 0.0 (tau-bench's rule).
-Assertions are reported beside the reward; they do not change it.
+columns), every required output was stated and every ``required`` assertion
+passed; else 0.0 (tau-bench's rule, plus required assertions). Other
+assertions are reported beside the reward; they do not change it.
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ def grade_episode(domain: Domain, task: Task, state: EpisodeState, events: list[
     outputs = check_outputs(task.outputs, events, domain.outputs_mode)
     outputs_ok = all(o.found for o in outputs)
     state_match = not diff
+    assertions = check_assertions(task.assertions, events)
+    required_ok = all(r.result == "pass" for a, r in zip(task.assertions, assertions) if a.required)
     return Grade(
-        reward=1.0 if state_match and outputs_ok else 0.0,
+        reward=1.0 if state_match and outputs_ok and required_ok else 0.0,
         state_match=state_match,
         outputs_ok=outputs_ok,
+        required_assertions_ok=required_ok,
         diff=diff,
         outputs=outputs,
-        assertions=check_assertions(task.assertions, events),
+        assertions=assertions,
     )

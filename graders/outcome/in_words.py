@@ -158,6 +158,8 @@ def why_failed(rec: EpisodeRecord, task: Any = None, domain: Any = None, agent_f
     g = rec.grade
     if g is None:
         return "no grade"
+    if g.unfinished:  # the episode did not finish its task (graders.evaluate.unfinished)
+        return f"{g.unfinished}; graded 0 whatever the state"[:300]
     phrases = []
     if g.diff:
         if task is not None and domain is not None:
@@ -166,4 +168,7 @@ def why_failed(rec: EpisodeRecord, task: Any = None, domain: Any = None, agent_f
     missing = [describe(o) for o in g.outputs if not o.found]
     if missing:
         phrases.append(f"required outputs not stated: {'; '.join(missing)}")
+    if not g.required_assertions_ok:
+        failed = [a.description or a.type for a in g.assertions if a.required and a.result != "pass"]
+        phrases.append(f"required assertion failed: {'; '.join(failed)}")
     return join_phrases(phrases) or f"graded 0 though no row differs and every output was stated (ended by {rec.termination})"

@@ -2,7 +2,8 @@
 
 These know no domain (the phrases and tools come from a rule's ``check.params``):
 ``reply_not_matches``, ``reply_matches_any``, ``tool_before_reply_matching`` here and
-``dates_from_tools`` in ``graders.rules.dates``. A domain's own checks live in its
+``dates_from_tools`` in ``graders.rules.dates`` and ``tool_values_not_read_out`` in
+``graders.rules.disclosure``. A domain's own checks live in its
 package and register themselves the same way, with ``@check(name)`` from
 ``graders.rules.registry``; the helpers they share are in ``graders.rules.replies``.
 Importing this module registers every generic check.
@@ -11,6 +12,7 @@ Importing this module registers every generic check.
 from __future__ import annotations
 
 from graders.rules import dates  # noqa: F401  (registers dates_from_tools)
+from graders.rules import disclosure  # noqa: F401  (registers tool_values_not_read_out)
 from graders.rules.registry import CHECKS, check, run_check, validate_checks
 from graders.rules.replies import agent_tools_before, pattern_list, question_sentences, reply_text, search, sentences
 

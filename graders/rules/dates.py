@@ -24,13 +24,21 @@ _COUNT = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven
 # "...+02:00", "2026-06-10 15:20"); no \b at the end, since a "T" follows the date.
 _ISO = re.compile(r"(?<![\d-])(20\d\d-\d\d-\d\d)(?=$|[^\d-]|-\d\d:\d\d)")
 _MONTH_RE = "(" + "|".join(_MONTHS) + r")"
+# "in about a week", "within roughly 5 days": an approximate span is still a span of days
+_ABOUT = r"(?:(?:the next|about|around|roughly|approximately|approx\.|under|less than|up to|no more than|another)\s+)*"
+# Durations (a span from today), as opposed to a named day: a hedge that makes them a habit
+# ("typically drops off in a few business days") describes a process, it dates nothing.
+_DURATIONS = ("within", "weeks")
 # The ways a reply can name a day (point) or a latest day (bound: "by", "within").
 _DATE_EXPRS = [
     ("iso", _ISO),
     ("tomorrow", re.compile(r"\btomorrow\b", re.I)),
     ("weekday", re.compile(r"\b(by|before|until|on|this|next)?\s*(" + "|".join(_WEEKDAYS) + r")\b", re.I)),
-    ("within", re.compile(r"\b(within|in)\s+(?:the next\s+)?(\d+|one|two|three|four|five|six|seven|ten|a couple of|a few|a day or)"
+    ("within", re.compile(r"\b(within|in)\s+" + _ABOUT + r"(?:\d+\s*(?:-|–|to|or)\s*)?(\d+|one|two|three|four|five|six|seven|ten|a couple of|a few|a day or)"
                           r"\s+(business |working )?days?\b", re.I)),
+    # "in about a week", "within two weeks", "a week or so"
+    ("weeks", re.compile(r"\b(?:(?:within|in)\s+" + _ABOUT + r"(?:\d+\s*(?:-|–|to|or)\s*)?(\d+|a|one|two|three|four|a couple of|a few)\s+weeks?"
+                         r"|(a) week or (?:so|two))\b", re.I)),
     ("week", re.compile(r"\b(by the end of (?:the|this) week|end of (?:the|this) week|this week|next week)\b", re.I)),
     ("month_day", re.compile(r"\b" + _MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)),
     ("day_month", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"\b", re.I)),
@@ -90,6 +98,10 @@ def _resolve(kind: str, m: re.Match, today: dt.date | None) -> tuple[dt.date, dt
         n = int(raw) if raw.isdigit() else _COUNT[raw]
         end = _add_business_days(today, n) if m.group(3) else today + dt.timedelta(days=n)
         return tomorrow, end
+    if kind == "weeks":
+        raw = (m.group(1) or m.group(2) or "a").lower()
+        n = int(raw) if raw.isdigit() else {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "a couple of": 3, "a few": 4}[raw]
+        return tomorrow, today + dt.timedelta(days=7 * n)
     if kind == "week":
         sunday = today + dt.timedelta(days=6 - today.weekday())
         if m.group(1).lower() == "next week":
@@ -103,7 +115,9 @@ def dates_from_tools(events, idx, params):
     """A date the reply gives must be one the system showed. Params: tools (whose outputs
     hold the system's dates); today (ISO; resolves "tomorrow", "by Friday", "within 5 days");
     exempt_before (a hedge or condition before the date in its clause: "I can't say whether
-    that's tomorrow"); derived_offsets_days (system date + N days also counts, e.g. the end
+    that's tomorrow"); generic_before (a habit before a duration in its clause: "authorisations
+    typically drop off within a few days" says how a process goes, not when this one ends; a
+    named day stays a date); derived_offsets_days (system date + N days also counts, e.g. the end
     of a return window counted from the delivery date)."""
     reply = reply_text(events, idx)
     today = dt.date.fromisoformat(params["today"]) if params.get("today") else None
@@ -121,6 +135,7 @@ def dates_from_tools(events, idx, params):
     for off in params.get("derived_offsets_days") or []:
         system |= {d + dt.timedelta(days=off) for d in list(system)}
     exempt = params.get("exempt_before")
+    generic = params.get("generic_before")
     seen: list[tuple[int, int]] = []
     for kind, rx in _DATE_EXPRS:
         for m in rx.finditer(reply):
@@ -131,6 +146,8 @@ def dates_from_tools(events, idx, params):
             seen.append((m.start(), m.end()))
             if exempt and re.search(exempt, clause_before(reply, m.start()), re.I):
                 continue
+            if generic and kind in _DURATIONS and re.search(generic, clause_before(reply, m.start()), re.I):
+                continue  # how such things usually go, not a date for this one
             said = m.group(0).strip()
             span = _resolve(kind, m, today)
             if span is None:

@@ -60,14 +60,39 @@ def user_text_before(events: list[Event], idx: int) -> str:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
+# A line that holds only sentence marks ("?" under an address block): the end of the lines before it.
+_MARKS_ONLY = re.compile(r"^[?!.]+$")
+_TERMINAL = re.compile(r"[.!?][\"'’”)\]*]*$")
+
+
 def sentences(text: str) -> list[str]:
-    """The non-empty sentences of ``text``, stripped."""
-    return [x.strip() for x in _SENTENCE_END.split(text or "") if x.strip()]
+    """The non-empty sentences of ``text``, stripped. A line of marks alone closes the lines
+    before it, back to the last one that ended a sentence: "Shall I change the address to" /
+    "55 Elm Road" / "?" is one question, as its writer meant."""
+    out: list[str] = []
+    open_lines = 0  # how many of the last sentences came from lines that ended no sentence
+    for line in (text or "").split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        if _MARKS_ONLY.match(line) and out:
+            k = max(open_lines, 1)
+            out[-k:] = [" ".join(out[-k:]) + line]
+            open_lines = 0
+            continue
+        parts = [x.strip() for x in _SENTENCE_END.split(line) if x.strip()]
+        out.extend(parts)
+        open_lines = open_lines + 1 if len(parts) == 1 and not _TERMINAL.search(line) else (0 if _TERMINAL.search(line) else 1)
+    return out
+
+
+# A question asks something in words: "???" or a stray mark in garbage is none.
+_WORDS = re.compile(r"[^\W\d_]{2,}(?:\W+[^\W\d_]+)")
 
 
 def question_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` that ask something (checks of several domains share this)."""
-    return [x for x in sentences(text) if "?" in x]
+    """The sentences of ``text`` that ask something in words (checks of several domains share this)."""
+    return [x for x in sentences(text) if "?" in x and _WORDS.search(x)]
 
 
 # -- tool outputs as JSON ----------------------------------------------------------------
@@ -156,22 +181,31 @@ def search(text: str, patterns: list[str], ignore: list[str] | None = None,
 
 # -- what a sentence does ----------------------------------------------------------------
 
+# What a request asks the reader to do when it asks something of them: tell, give, choose or
+# check. "Please adjust the message accordingly" or "please hold" asks for nothing to be said.
+_ASK_VERB = (r"(?:let (?:me|us) know|tell|give|send|share|confirm|provide|reply|respond|answer|type|enter|drop|"
+             r"pass|write|say|clarify|specify|describe|explain|choose|pick|select|check|look|include|list|"
+             r"attach|paste|spell|advise|verify)")
+
 # A request made without a question mark: "Let me know which piece it was", "Please tell me
 # which one you mean", "Send it over along with your email", "Email and zip, please".
 _REQUEST = re.compile(
     r"^(?:(?:so|and|then|now|just|once [^,]+,|if [^,]+,|okay|ok|great|thanks)[,\s]+)*(?:please\s+)?"
     r"(?:let me know|tell me|give me|send (?:me|it|them|over|us)|share|confirm|provide|reply with|type|enter|"
     r"drop me|pass me|write (?:me|down))\b"
-    r"|\bplease\b"
-    r"|\b(?:I(?:'ll| will)? need|I'd need|I need) (?:you to|your|the|to (?:know|have|see))\b",
+    r"|\bplease\s+(?:(?:just|also|kindly|quickly|first|now|simply|go ahead and)\s+)*" + _ASK_VERB + r"\b"
+    r"|(?<=\w),?\s+please\W*$"
+    r"|\b(?:I(?:'ll| will)? need|I'd need|I need) (?:you to (?:" + _ASK_VERB + r")|your|the|to (?:know|have|see))\b",
     re.I,
 )
 
 
 def request_sentences(text: str) -> list[str]:
     """The sentences of ``text`` that ask the reader for something, with or without a
-    question mark (questions, and requests such as "let me know which one")."""
-    return [x for x in sentences(text) if "?" in x or _REQUEST.search(x)]
+    question mark (questions, and requests such as "let me know which one"). An instruction
+    that asks nothing to be said or chosen ("Please adjust the message accordingly") is none."""
+    qs = set(question_sentences(text))
+    return [x for x in sentences(text) if x in qs or _REQUEST.search(x)]
 
 
 def statement_sentences(text: str) -> list[str]:
@@ -185,11 +219,38 @@ _NEGATED = (r"\b(?:can['’]?t|cannot|can not|won['’]?t|will not|couldn['’]?
             r"|not able|unable|not allowed|not permitted|no way (?:I|we) can|not in a position|never)\b")
 
 
+# A need denied: "no override needed", "there's no need for an exception", "we don't need to skip".
+_NO_NEED_BEFORE = (r"\b(?:no need (?:to|for)|not necessary to|unnecessary to|(?:do|does|did|would|will)(?:n['’]?t| not) need"
+                   r"(?: to| an?| any)?|no|without (?:any|an?))\b")
+_NO_NEED_AFTER = r"\W*(?:\w+\W+){0,2}?(?:is |was |are |were )?(?:not |n['’]t )?(?:needed|necessary|required|called for)\b"
+
+
+def needs_none(text: str, acts: list[str]) -> re.Match | None:
+    """A clause of ``text`` that says one of ``acts`` is not needed: "no override needed, since
+    the order hadn't shipped", "there's no need for an exception", "we don't need to skip
+    anything", "an exception isn't necessary". The rule holds without being set aside."""
+    for a in acts:
+        for m in re.finditer(rf"{_NO_NEED_BEFORE}\s+(?:\w+\s+){{0,2}}?(?:{a})", text or "", re.I):
+            head = m.group(0).lower()
+            if head.startswith(("no need", "not necessary", "unnecessary")) or "need" in head:
+                return m
+            if re.match(_NO_NEED_AFTER, text[m.end():], re.I):  # "no override" needs a "needed" after it
+                return m
+        for m in re.finditer(rf"(?:{a})\w*\s+(?:is|was|are|were|isn['’]t|wasn['’]t|aren['’]t)\s+(?:not\s+)?(?:needed|necessary|required)\b", text or "", re.I):
+            if re.search(r"n['’]t|\bnot\b", m.group(0), re.I):
+                return m
+    return None
+
+
 def refuses(text: str, acts: list[str]) -> re.Match | None:
     """A clause of ``text`` that refuses one of ``acts`` (regexes of what is refused, e.g.
     ``"override|exception|skip"``) in any wording: a negated ability or will, then the act
     later in the same clause ("I'm not able to make exceptions to that", "I also can't set
-    the verification rules aside"). Returns the match of the negation up to the act."""
+    the verification rules aside"); or says the act is not needed (``needs_none``). Returns
+    the match of the negation up to the act."""
+    found = needs_none(text, acts)
+    if found:
+        return found
     for clause in re.split(r"[.!?;]\s+|\bbut\b|\bhowever\b", text or "", flags=re.I):
         for neg in re.finditer(_NEGATED, clause, re.I):
             for a in acts:

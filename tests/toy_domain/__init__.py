@@ -110,6 +110,38 @@ class IdleAgent:
         return AgentAction.say("Hello, how can I help?")
 
 
+class LowBalanceTopUp:
+    """A toy task family: top up each account whose balance is below 1,000 to exactly 1,000."""
+
+    name = "top_up"
+    description = "one deposit that brings a low account to 1,000 (the amount worked out from its balance)"
+
+    def generate(self, domain: Domain, count: int, seed: int) -> list:
+        import random
+
+        from envs.errors import SpecError
+        from envs.spec.schema import Task
+        from envs.state.database import EpisodeState
+
+        state = EpisodeState(domain.base, domain.template())
+        low = sorted((a.id, a.balance) for a in state.session.scalars(select(Account)) if a.balance < 1000)
+        state.close()
+        if count > len(low):
+            raise SpecError(f"family {self.name}: the data holds {len(low)} instances, asked for {count}")
+        picked = sorted(random.Random(seed).sample(low, count))
+        return [
+            Task.model_validate({
+                "id": f"top_up_{acc}", "domain": "toy", "tags": ["hard"],
+                "description": f"Top {acc} up to 1000.",
+                "scenario": {"goal": f"{acc} holds 1000.", "request": f"Please deposit {1000 - bal} into {acc}.",
+                             "max_turns": 4, "done_when": ["Done"]},
+                "expected_actions": [{"name": "deposit", "arguments": {"account_id": acc, "amount": 1000 - bal}}],
+                "ignore_columns": ["accounts.note"],
+            })
+            for acc, bal in picked
+        ]
+
+
 def make() -> Domain:
     return Domain(
         name="toy",
@@ -123,6 +155,7 @@ def make() -> Domain:
         default_agent="depositor",
         seed=7,
         tasks_path=Path(__file__).parent / "tasks" / "toy",
+        families=lambda: {"top_up": LowBalanceTopUp()},
     )
 
 

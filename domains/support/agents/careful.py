@@ -257,7 +257,8 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
             elif "retry" not in self.asked and not (f.first and f.last):
                 return self._ask(
                     "retry",
-                    "I couldn't find an account with that email address. Could you give me your full name "
+                    # never which detail was wrong (policy section 1): "those details", not "that email"
+                    "I couldn't verify your identity with those details. Could you give me your full name "
                     "and the zip code of your default address instead?",
                 )
             elif f.first and f.last and f.zip and "name_zip" not in self.lookups:

@@ -1,0 +1,5 @@
+import sys
+
+from envs.variance.cli import main
+
+sys.exit(main())
