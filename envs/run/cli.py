@@ -66,7 +66,7 @@ _HELD_LOCKS: list = []
 
 
 def _main(args: argparse.Namespace, console) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from envs.actors.roles import agent_factory, judge_factory, user_factory
     from envs.errors import SpecError
@@ -161,7 +161,11 @@ def _main(args: argparse.Namespace, console) -> int:
     workers = max(1, min(workers_asked or 1, len(plan) or 1))
 
     t0 = time.perf_counter()
-    with Progress(
+    from envs.run.live import InFlight, LiveProgress, ended_line
+
+    live = needs_llm(roles) and not args.quiet  # scripted episodes end in milliseconds: the bar says enough
+    in_flight = InFlight() if live else None
+    with LiveProgress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -172,6 +176,7 @@ def _main(args: argparse.Namespace, console) -> int:
         console=console,
         disable=args.quiet,
         transient=False,
+        in_flight=in_flight,
     ) as progress:
         bar = progress.add_task(f"{domain.name}", total=len(plan), solved=0, errors=0)
         counts = {"solved": 0, "errors": 0}
@@ -180,6 +185,8 @@ def _main(args: argparse.Namespace, console) -> int:
             counts["solved"] += int(rec.status == "ok" and rec.reward >= 1.0)
             counts["errors"] += int(rec.status == "error")
             progress.update(bar, advance=1, **counts)
+            if live:
+                progress.console.print(ended_line(rec), highlight=False, markup=False)
 
         if args.backend == "ray":
             from envs.run.ray_backend import play_on_ray
@@ -193,7 +200,7 @@ def _main(args: argparse.Namespace, console) -> int:
         elif workers > 1:
             asyncio.run(play_in_workers(run_dir, plan, workers, concurrency, store, tick, console, limits, gate))
         else:
-            asyncio.run(play(domain, plan, factories, store, concurrency, tick, limits, gate))
+            asyncio.run(play(domain, plan, factories, store, concurrency, tick, limits, gate, in_flight))
     wall = time.perf_counter() - t0
 
     chosen = set(task_ids)
