@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rules", default=None, metavar="FILE", help="judge against this rules.yaml instead of the domain's")
     ap.add_argument("--out", default=None, help="the new run folder (default: RUN_DIR-regrade)")
     ap.add_argument("--concurrency", type=int, default=8, help="episodes re-judged at once (default 8)")
-    add_llm_arguments(ap)
+    add_llm_arguments(ap, roles=("judge",))  # the only model a re-grade calls
     return ap
 
 

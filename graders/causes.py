@@ -3,7 +3,8 @@
 ``episode_cause(rec, task, domain, flags)`` decides by deterministic rules, first match wins:
 
 1. ``infrastructure``: the episode ended in an error (retries exhausted, a model or the
-   engine failing): the record's error;
+   engine failing): the record's error; ``budget``: a per-episode budget (tokens, cost,
+   seconds) ended it before it finished: the budget, not the agent;
 2. ``environment``: a tool failed on arguments it had accepted (it crashed, as opposed to
    refusing by the domain's rules or rejecting bad arguments);
 3. ``task``: the goal cannot be reached (one of the task's own expected actions fails when
@@ -33,7 +34,7 @@ from graders.simulator import CAUSAL_FLAGS, FlagHit, snippet
 
 # Output kinds an agent may have to compute rather than read (not blamed on the task when unshown).
 DERIVABLE = ("date", "money", "quantity")
-CAUSES = ("agent", "user_simulator", "task", "environment", "infrastructure", "unknown")
+CAUSES = ("agent", "user_simulator", "task", "environment", "infrastructure", "budget", "unknown")
 
 
 def failed(rec: EpisodeRecord) -> bool:
@@ -156,6 +157,8 @@ def episode_cause(
 
     if rec.status == "error":
         return cause("infrastructure", [f"error ({rec.error_role}:{rec.error_kind}): {snippet(rec.error or '', 200)}"])
+    if rec.budget:  # a per-episode budget ended it (README: neither an error nor the agent's fault)
+        return cause("budget", [f"{rec.termination}: {rec.budget}"])
     crashed = [e for e in rec.transcript if isinstance(e, ToolEvent) and e.error_kind == "crashed"]
     if crashed:
         return cause(

@@ -186,3 +186,9 @@ def test_tools_verdicts_and_causes_share_one_turn_numbering(support):
     (refund,) = [e for e in events if isinstance(e, ToolEvent) and e.call.name == "refund_items"]
     assert any(ev.startswith(f"turn {refund.turn}: extra or wrong action refund_items") for ev in c.evidence), c.evidence
     assert refund.turn in {v.turn for v in rec_.verdicts}  # the reply it led to was judged on that same turn
+
+
+def test_a_budget_stop_is_the_budgets_not_the_agents(support):
+    r = rec([UserEvent(turn=0, content="Cancel O-91201.")], termination="budget_tokens", budget="token budget spent (41 of limit 40)")
+    c = cause_of(r, support.tasks[TASK], support)
+    assert c.cause == "budget" and "token budget spent" in c.evidence[0]
