@@ -96,7 +96,7 @@ def main() -> None:
     asyncio.run(play())
     eps = n_eps / (time.perf_counter() - t0)
 
-    print(f"domain {d.name}: state {len(template) / 1e6:.2f} MB, template built once in {build_s * 1000:.0f} ms")
+    print(f"domain {d.name}: state {len(template) / 1e6:.2f} MB, template ready in {build_s * 1000:.0f} ms (built, or read from the content-keyed cache)")
     print(f"{'measure':<44}{'sitgym':>12}")
     print(f"{'env reset (median)':<44}{reset:>10.3f}ms")
     print(f"{f'one agent tool call ({action.name})':<44}{call:>10.3f}ms")

@@ -26,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--tasks", nargs="+", default=None, help="check only these task ids or globs (needs --domain)")
     ap.add_argument("--tags", nargs="+", default=None, metavar="TAG", help="check only tasks carrying any of these tags (needs --domain)")
     ap.add_argument("--no-lint", action="store_true", help="cross-references only, without the task lint")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="check again even if these exact files were checked before (envs/spec/check_cache.py)")
     return ap
 
 
@@ -35,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     from envs.errors import SpecError
     from envs.run.config import parse_domain_options
     from envs.spec.check import check_calibration, check_domain
+    from envs.spec.check_cache import cached_check
 
     args = build_parser().parse_args(argv)
     explicit = bool(args.domain)
@@ -58,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
                             raise
                         only = None  # the tasks do not load: check_domain reports each bad file
                 # the lint plays the do-nothing agents on each task
-                report = check_domain(domain, lint=not args.no_lint, only=only, play=not args.no_lint)
+                check = check_domain if args.no_cache else cached_check
+                report = check(domain, lint=not args.no_lint, only=only, play=not args.no_lint)
             except SpecError as e:
                 if not explicit and "data" in str(e).lower():
                     print(f"{name}: skipped ({e})")

@@ -121,3 +121,47 @@ def test_cached_user_scan_follows_writes(domain):
     finally:
         st.close()
         other.close()
+
+
+def test_record_text_matches_the_exporter_on_every_record(domain):
+    """The one-pass formatter (record_text) prints every record exactly as ``json.dumps`` of the
+    exporter's record: every task's initial state, then the state after its gold actions."""
+    from envs.state.database import EpisodeState
+    from domains.taubench_retail.exporter import export_state
+    from domains.taubench_retail.tools.record_text import TEXT_OF
+    from domains.taubench_retail.tools.records import touched_record
+
+    seen: set[bytes] = set()
+    formatted = fallback = after_gold = 0
+    for task in domain.tasks.values():
+        st = EpisodeState(domain.base, domain.initial_bytes(task))
+        try:
+            for phase in ("initial", "after gold"):
+                if phase == "after gold":
+                    for a in task.expected_actions:
+                        domain.agent_tools.call(st.session, a.name, a.arguments)
+                    st.sync()
+                snap = st.conn.serialize()
+                if snap in seen:
+                    continue
+                seen.add(snap)
+                if phase == "initial":
+                    exported = export_state(st.session)
+                else:  # what the gold writes touched (the rest reads as in the initial state)
+                    ids = {kind: [r[0] for r in st.conn.execute(f"SELECT id FROM {kind}")
+                                  if touched_record(st.touched, kind, r[0])] for kind in TEXT_OF}
+                    exported = export_state(st.session, **ids)
+                for kind, records in exported.items():
+                    for rid, rec in records.items():
+                        text = TEXT_OF[kind](st.conn, rid)
+                        if text is None:
+                            fallback += 1
+                            continue
+                        formatted += 1
+                        after_gold += phase == "after gold"
+                        assert text == json.dumps(rec), f"{task.id} {phase}: {kind} {rid}"
+                    assert TEXT_OF[kind](st.conn, "no-such-id") == ""
+        finally:
+            st.close()
+    assert formatted > 10 * fallback  # the formatter is the common path, the exporter the exception
+    assert after_gold > 100  # records the gold writes changed (cancelled, returned, exchanged...)

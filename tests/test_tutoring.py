@@ -80,7 +80,14 @@ def test_every_answer_recomputes_from_its_steps():
             assert e.code in guide, f"{p.id}: unknown misconception {e.code}"
             wrong = evaluate(e.expr)
             assert wrong == parse_number(e.answer), f"{p.id}: {e.expr} != {e.answer}"
+            if e.coincides:  # right for a wrong reason: only the working tells it apart
+                assert wrong == p.value and evaluate(e.expr) == p.value and e.expr not in {s.expr for s in p.steps[:1]}, p.id
+                continue
             assert wrong != p.value and wrong not in stated, f"{p.id}: {e.code} is not a distinguishable wrong answer"
+        for k, code in enumerate(p.chain):  # a misconception per step: each one's answer tells it apart
+            assert code in {e.code for e in p.common_errors}, p.id
+            later = [parse_number(e.answer) for e in p.common_errors if e.code in p.chain[k + 1:]]
+            assert all(parse_number(e.answer) not in later + [parse_number(s.result) for s in p.steps] for e in p.common_errors if e.code == code), p.id
 
 
 def test_guide_hints_address_their_misconception_without_numbers_from_solutions():

@@ -154,8 +154,8 @@ def test_student_revises_on_any_wording_of_an_idea(dom, code, idea):
     from domains.tutoring.hint_ideas import addressed, addressed_ideas
     from domains.tutoring.student import ScriptedStudent
 
-    task = next(t for t in sorted(dom.tasks.values(), key=lambda t: t.id)
-                if t.extra.get("misconception") == code and not (t.extra.get("student") or {}).get("stubborn"))
+    task = next(t for t in sorted(dom.tasks.values(), key=lambda t: t.id)  # one misconception: the easy tier
+                if t.extra.get("misconception") == code and not (t.extra.get("student") or {}).get("stubborn") and "hard" not in t.tags)
     mind = task.extra["student_mind"]
     right, wrong = parse_number(mind["answer"]), parse_number(mind["wrong_answer"])
     # a student who does not open with its attempt, so that a hint can come before the wrong answer is shown
@@ -182,7 +182,7 @@ def test_student_revises_on_any_wording_of_an_idea(dom, code, idea):
 
 def _first(dom, code):
     return next(t for t in sorted(dom.tasks.values(), key=lambda t: t.id)
-                if t.extra.get("misconception") == code and not (t.extra.get("student") or {}).get("stubborn")
+                if t.extra.get("misconception") == code and not (t.extra.get("student") or {}).get("stubborn") and "hard" not in t.tags
                 and not (t.extra.get("student") or {}).get("quits"))
 
 
@@ -289,7 +289,7 @@ def test_paraphrasing_tutor_scores_like_the_socratic_one(dom):
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from domains.tutoring.hint_ideas import ideas, realisation
+    from domains.tutoring.hint_ideas import ideas, realisations
     from envs.state.database import EpisodeState
     from paraphrasing_tutoring import SENTENCES, ParaphrasingTutor
 
@@ -298,7 +298,7 @@ def test_paraphrasing_tutor_scores_like_the_socratic_one(dom):
     tutor_lines, revisions = [], 0
     try:
         for t in sorted(dom.tasks.values(), key=lambda t: t.id):
-            realises = {realisation(code, t.extra["student_mind"]["statement"]) for code in ideas()}
+            realises = {x for code in ideas() for x in realisations(code, t.extra["student_mind"]["statement"])}
             for r in range(8):
                 for name, make in (("socratic", dom.scripted_agents["socratic"]), ("paraphrasing", ParaphrasingTutor)):
                     rec = asyncio.run(run_episode(dom, t, make(), dom.scripted_users["default"](), seed=episode_seed(r, t.id, r), state=st_))

@@ -32,7 +32,14 @@ def make_support_domain() -> Domain:
         default_agent="careful",
         seed=SEED,
         description="Marketplace customer support: orders, deliveries, refunds, claims and escalations.",
+        families=_families,
     )
+
+
+def _families():
+    from domains.support.families import families
+
+    return families()
 
 
 register_domain("support", make_support_domain, gym_id="Support-v0")

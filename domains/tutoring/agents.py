@@ -29,20 +29,72 @@ from envs.records import AgentAction, ToolEvent, UserEvent
 from .problems import numbers_in, parse_number
 
 ANSWER_CUE = re.compile(
-    r"\b(?:got|answer is|it'?s|is it|maybe|think it'?s|like|meant|try:|getting|answer:)\s*\$?"
+    r"\b(?:got|get|gives?|giving|answer is|it'?s|is it|maybe|think it'?s|like|meant|try:|getting|answer:|comes? (?:out )?(?:to|as)|"
+    r"end(?:ed)? up (?:with|at)|have|had|makes?|that'?s|still)\s*\$?"
     r"(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)",
     re.I,
 )
 HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure)\b", re.I)
 PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it)\b", re.I)
-QUIT = re.compile(r"\b(want to stop|be done|give up|skip it|don'?t want to do this|i'?ll do it later|i'?m done)\b", re.I)
-FRUSTRATED = re.compile(r"\b(ugh|annoying|hate|bad at|too hard|so hard|always get these wrong|don'?t even know)\b", re.I)
+QUIT = re.compile(
+    r"\b(want to (stop|quit)|be done|give up|skip (it|this)|don'?t want to do this|i'?ll do it later|i'?m (so |really )?done|rather (stop|skip)|"
+    r"can we stop|had enough)\b", re.I)
+FRUSTRATED = re.compile(
+    r"\b(ugh|annoying|confusing|hate|can'?t stand|bad at|rubbish at|terrible at|frustrat\w*|too hard|so hard|always get these (wrong|mixed up)|"
+    r"don'?t even know|mess these up)\b", re.I)
 EXPLAIN = re.compile(r"\b(why do|why does|explain|what does .{0,30} mean|how do you even)\b", re.I)
-MATHY = re.compile(r"\b(problem|answer|step|got|multiply|divide|add|subtract|number|question|work|solve|minutes|dollars)\b|\d", re.I)
+MATHY = re.compile(
+    r"\b(problem|answer|step|got|multiply|divide|add|subtract|number|question|work|solve|minutes|dollars|percent|hundred|"
+    r"fraction|part|sum|operation|story|hour|bottom|denominator|left over|units?|next|makes sense|wrong|mistake|"
+    r"first|rest|total|each|per|cost|price|count)\w*|\d", re.I)
+
+
+# A calculation the student shows ("100 - 30", "(2 + 2) x 5"): what check_answer's ``working`` takes.
+CALCULATION = re.compile(r"\(?\d[\d.,]*\)?(?:\s*(?:[-+*/\u00d7\u00f7]|x(?=\s*[\d(]))\s*\(?\d[\d.,]*\)?)+")
+STEP_FRAME = re.compile(r"\b(first (part|bit|step)|so far|for the first|before I (go on|do the rest)|after the first)\b", re.I)
+
+
+# Talk about the student's life, not the problem (pets, food, games, weather, plans, dreams)
+OFF_TOPIC = re.compile(
+    r"\b(cat|dog|hamster|pets?|video games?|favou?rite|pizza|pasta|tacos|soup|burgers|lunch|dinner|movie|song|cousin|dream|"
+    r"skateboard\w*|juggl\w*|swim\w*|raining|snowing|weekend|birthday|football|soccer|holiday|party)\b", re.I)
+# Feeling lost, stuck or fed up with the problem is about the problem (not a tangent)
+ON_TASK_FEELING = re.compile(
+    r"\b(lost|confus\w*|mixed up|don'?t (get|understand|know|see)|stuck|sense|idea|help|hard|hate|tired|stop|give up|done|"
+    r"explain|why|what|how|follow\w*|quit|enough|later)\b", re.I)
 
 
 def _quoted_removed(text: str) -> str:
     return re.sub(r"\"[^\"]*\"", " ", text)
+
+
+_FRACTION = re.compile(r"\d+\s*/\s*\d+")
+
+
+def _calculations_in(text: str) -> list[str]:
+    """The calculations written in ``text`` ("100 - 30", "(2 + 2) x 5"); a plain fraction (5/12) is a number."""
+    found = [m.group(0).strip().rstrip(".,") for m in CALCULATION.finditer(text)]
+    return [c for c in found if not _FRACTION.fullmatch(c)]
+
+
+def shown_working(text: str) -> str:
+    """The calculations a student wrote in its message, for check_answer's ``working`` ('' if none)."""
+    return "; ".join(_calculations_in(_quoted_removed(text)))
+
+
+def stated_numbers(text: str, statement_numbers: set) -> list[str]:
+    """Every number the student states as a result of its own ("I got 100 for the first part, then 155"), in order."""
+    body = _quoted_removed(text)
+    out = []
+    for m in ANSWER_CUE.finditer(body):
+        raw = m.group(1).replace(" ", "")
+        try:
+            v = parse_number(raw)
+        except (ValueError, ZeroDivisionError):
+            continue
+        if v not in statement_numbers and raw not in out:
+            out.append(raw)
+    return out
 
 
 def extract_answer(text: str, statement_numbers: set) -> tuple[str | None, bool]:
@@ -59,8 +111,25 @@ def extract_answer(text: str, statement_numbers: set) -> tuple[str | None, bool]
             continue
         found = raw
     if found is None:
+        # no cue word ("..., which is 88", "I'd say 23.8"): the last number of its own, outside a calculation
+        bare = body
+        for c in _calculations_in(body):
+            bare = bare.replace(c, " ")
+        own = [m.group(0) for m in NUMBER.finditer(bare) if _num(m.group(0)) is not None and _num(m.group(0)) not in statement_numbers]
+        found = own[-1] if own else None
+    if found is None:
         return None, False
     return found, bool(HEDGE.search(body)) and "final answer" not in body.lower()
+
+
+NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?")
+
+
+def _num(raw: str):
+    try:
+        return parse_number(raw.replace(" ", "").rstrip(".,"))
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 Plan = Generator[AgentAction, str, None]
@@ -162,6 +231,7 @@ class SocraticTutor(_ScriptedTutor):
         self.seen_answer = False
         self.step_i = 0
         self.solved = False
+        self.redo = False  # its right answer came by a wrong method: solved only once redone with other working
 
     @property
     def budget(self) -> int:
@@ -206,7 +276,8 @@ class SocraticTutor(_ScriptedTutor):
     def handle(self, text: str) -> Plan:
         push, quit_, upset = bool(PUSH.search(text)), bool(QUIT.search(text)), bool(FRUSTRATED.search(text))
         explain = bool(EXPLAIN.search(text))
-        tangent = not MATHY.search(_quoted_removed(text)) or bool(re.search(r"\b(cat|video game|pizza for lunch|lunch|favourite)\b", text, re.I))
+        plain = _quoted_removed(text)
+        tangent = bool(OFF_TOPIC.search(plain)) or not (MATHY.search(plain) or ON_TASK_FEELING.search(plain))
         opener: list[str] = []
         if upset or quit_:
             opener.append("I hear you - this kind of problem can feel frustrating, and that's okay.")
@@ -216,14 +287,54 @@ class SocraticTutor(_ScriptedTutor):
         encourage = "You're close - let's try one more small step together." if (push or quit_) else ""
 
         if ans is not None and hedged:
+            # diagnose quietly (the guide's misconception is logged), but judge nothing before it says what it means
+            res = self._json((yield self.call("check_answer", answer=ans)))
+            code = res.get("matches_common_error")
+            if code and code not in self.logged:
+                out = yield self.call("log_misconception", code=code, evidence=f"Student suggested {ans}: {_quoted_removed(text)[:300]}")
+                if not out.startswith("Error"):
+                    self.logged.add(code)
+                    self.target = code
             yield AgentAction.say(
                 " ".join(opener + [f"When you say {ans}, is that your final answer, or the result of one step on the way? Which do you mean?"])
             )
             return
         if ans is not None:
             self.seen_answer = True
-            res = self._json((yield self.call("check_answer", answer=ans)))
+            # a step result stated before the answer ("100 for the first part, then 155"): checked too, so
+            # the reply can say which part is right
+            right_parts = []
+            for early in stated_numbers(text, self.statement_numbers)[:-1]:
+                r = self._json((yield self.call("check_answer", answer=early)))
+                if r.get("equals_result_of_step") and not r.get("matches_common_error"):
+                    right_parts.append(early)
+            working = shown_working(text)
+            args = {"answer": ans, "working": working} if working else {"answer": ans}
+            res = self._json((yield self.call("check_answer", **args)))
+            code = res.get("working_matches_common_error")
+            if res.get("correct") and code:
+                # right for a wrong reason: diagnose the method before calling it solved
+                if code not in self.logged:
+                    out = yield self.call("log_misconception", code=code, evidence=f"Right answer {ans} by the working {working}")
+                    if not out.startswith("Error"):
+                        self.logged.add(code)
+                self.target = code
+                self.redo = True
+                hint = yield from self._hint(code)
+                ask = hint if hint.endswith("?") else (hint + " " + "How would you work it out another way?").strip()
+                yield AgentAction.say(" ".join(opener + [
+                    f"Your number {ans} is right, but the method you used only works by luck here.", ask]).replace("  ", " ").strip())
+                return
+            if not res.get("correct") and res.get("equals_result_of_step") and not res.get("matches_common_error") and STEP_FRAME.search(text):
+                # a step's result it asked about: right for that step, not the answer yet
+                yield AgentAction.say(" ".join(opener + [
+                    f"That step is right: {ans} is what that part comes to.", "What do you need to do next with it?"]))
+                return
+            if res.get("correct") and self.redo and not working:
+                yield AgentAction.say(" ".join(opener + [f"{ans} is still the right number. Can you show me how you worked it out this time?"]))
+                return
             if res.get("correct"):
+                self.redo = False
                 out = yield self.call("mark_solved")
                 if out.startswith("Error"):
                     yield AgentAction.say(" ".join(opener + [f"{ans} looks right to me - can you submit it as your answer in the system so it counts? What do you put in?"]))
@@ -251,6 +362,8 @@ class SocraticTutor(_ScriptedTutor):
                 self.target = code
             hint = yield from self._hint(code or self.target)
             locate = "That's not correct yet. Look again and check the step where your number came from."
+            if right_parts:
+                locate = f"Your first part, {right_parts[-1]}, is fine. " + locate
             question = hint if hint.endswith("?") else (hint + " " + self._step_question() if hint else self._step_question())
             check = "Can you tell me in your own words what that step is for?" if explain else ""
             yield AgentAction.say(" ".join(opener + [locate, question, encourage, check]).replace("  ", " ").strip())

@@ -79,6 +79,11 @@ class TutoringDomain(Domain):
                 raise SpecError(f"{path}: extra.misconception: unknown misconception {code!r}")
             if code not in {e.code for e in self.problems[pid].common_errors}:
                 raise SpecError(f"{path}: extra.misconception: {pid} has no common error {code!r}")
+        chain = (task.extra.get("student") or {}).get("chain")
+        if chain is not None:
+            have = {e.code for e in self.problems[pid].common_errors}
+            if not isinstance(chain, list) or not chain or chain[0] != code or any(c not in have for c in chain):
+                raise SpecError(f"{path}: extra.student.chain: must list {pid}'s common errors, starting with extra.misconception {code!r}")
 
     def load_tasks(self) -> dict[str, Task]:
         if self.options.problems:
@@ -99,16 +104,25 @@ class TutoringDomain(Domain):
 
         p = self.problems[task.extra["problem_id"]]
         code = task.extra.get("misconception")
-        err = next((e for e in p.common_errors if e.code == code), None)
+
+        def stage(c: str | None) -> dict:
+            e = next((x for x in p.common_errors if x.code == c), None)
+            return {
+                "misconception": c,
+                "wrong_answer": e.answer if e else None,
+                "wrong_expr": e.expr if e else None,
+                "keywords": list(misconceptions()[c].keywords) if c else [],
+            }
+
+        chain = (task.extra.get("student") or {}).get("chain") or ([code] if code else [])
         mind = {
             "statement": p.statement,
             "answer": p.answer,
             "steps": [{"text": s.text, "expr": s.expr, "result": s.result} for s in p.steps],
-            "misconception": code,
-            "wrong_answer": err.answer if err else None,
-            "wrong_expr": err.expr if err else None,
-            "keywords": list(misconceptions()[code].keywords) if code else [],
-            "avoid": [e.answer for e in p.common_errors],
+            **stage(code),
+            "avoid": [e.answer for e in p.common_errors if not e.coincides],
+            # the misconceptions it holds, one after the other (a two-step problem may have one per step)
+            "stages": [stage(c) for c in chain],
         }
         extra = dict(task.extra)
         extra["student_mind"] = mind
@@ -144,6 +158,7 @@ def make_tutoring_domain() -> TutoringDomain:
         scripted_users={"default": ScriptedStudent},
         seed=11,
         description="A Socratic math tutor helps a grade-school student through a multi-step word problem.",
+        families=_families,
         gold_sources={"mrbench": _load_mrbench},
     )
 
@@ -152,3 +167,9 @@ def _load_mrbench(path: Path):
     from .mrbench import load_mrbench
 
     return load_mrbench(path)
+
+
+def _families():
+    from .families import FAMILIES
+
+    return FAMILIES

@@ -38,6 +38,8 @@ class MisconceptionIdeas:
     code: str
     ideas: tuple[Idea, ...]
     realises: str
+    #: more ways of saying it, in the student lines' ``[a|b]`` notation (the student picks one per episode)
+    realises_also: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -60,14 +62,27 @@ def ideas() -> dict[str, MisconceptionIdeas]:
             if not pats:
                 raise SpecError(f"{path}: misconceptions.{code}.ideas.{i.get('id')}: no patterns")
             got.append(Idea(str(i["id"]), tuple(pats)))
-        out[code] = MisconceptionIdeas(code, tuple(got), str(m.get("realises") or "Oh, I think I see what I did wrong."))
+        out[code] = MisconceptionIdeas(code, tuple(got), str(m.get("realises") or "Oh, I think I see what I did wrong."),
+                                       tuple(m.get("realises_also") or ()))
     return out
+
+
+@lru_cache(maxsize=256)
+def realisations(code: str, statement: str) -> tuple[str, ...]:
+    """Every way the student may say it lets go of ``code`` (``realisation`` first), in its problem's words."""
+    from .student_lines import expand
+
+    m = ideas()[code]
+    return (realisation(code, statement), *(_in_words(x, statement) for x in expand(*m.realises_also)))
 
 
 def realisation(code: str, statement: str) -> str:
     """The student's line when it lets go of ``code``, in its problem's own words: ``{counted}``
     and ``{one}`` are what the question counts ("How many trees are planted?": trees, tree)."""
-    line = ideas()[code].realises
+    return _in_words(ideas()[code].realises, statement)
+
+
+def _in_words(line: str, statement: str) -> str:
     m = re.search(r"\bhow many ([a-z]+)", statement, re.I)
     counted = m.group(1).lower() if m else "posts"
     one = counted[:-1] if counted.endswith("s") and not counted.endswith("ss") else counted

@@ -87,6 +87,9 @@ class CommonError(Base):
     problem_id: Mapped[str] = mapped_column(ForeignKey("problems.id"), primary_key=True)
     code: Mapped[str] = mapped_column(String(24), primary_key=True)
     answer: Mapped[str] = mapped_column(String(24))
+    # the calculation that shows the misconception ("100-30"): a right answer reached by it is
+    # right for a wrong reason (check_answer's ``working``)
+    working: Mapped[str] = mapped_column(String(200), default="")
 
 
 class TutoringSession(Base):

@@ -130,6 +130,8 @@ class CommonError:
     code: str
     expr: str
     answer: str
+    #: the misconception's working reaches the right answer here (right for a wrong reason)
+    coincides: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,8 @@ class Problem:
     grade: int = 4
     source: str = "sitgym"
     common_errors: tuple[CommonError, ...] = field(default_factory=tuple)
+    #: misconceptions in step order, one per step: each later one shows once the earlier is fixed
+    chain: tuple[str, ...] = ()
 
     @property
     def value(self) -> Fraction:
@@ -180,7 +184,8 @@ def load_handwritten(path: Path | None = None) -> list[Problem]:
                 topic=p.get("topic", "arithmetic"),
                 grade=int(p.get("grade", 4)),
                 source="sitgym",
-                common_errors=tuple(CommonError(e["code"], e["expr"], str(e["answer"])) for e in p.get("common_errors", ())),
+                common_errors=tuple(CommonError(e["code"], e["expr"], str(e["answer"]), bool(e.get("coincides", False))) for e in p.get("common_errors", ())),
+                chain=tuple(p.get("chain", ())),
             )
         )
     return out

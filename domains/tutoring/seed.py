@@ -45,7 +45,7 @@ def seed(session: Session, seed_value: int, problems: Sequence[Problem]) -> None
         for i, s in enumerate(p.steps, start=1):
             session.add(m.SolutionStep(problem_id=p.id, n=i, text=s.text[:200], expr=s.expr[:200], result=s.result))
         for e in p.common_errors:
-            session.add(m.CommonError(problem_id=p.id, code=e.code, answer=e.answer))
+            session.add(m.CommonError(problem_id=p.id, code=e.code, answer=e.answer, working=e.expr))
     session.flush()
 
     students = []

@@ -51,7 +51,7 @@ from envs.spec.loading import load_list
 from envs.spec.schema import Situation
 
 from . import student_lines as L
-from .hint_ideas import addressed_in, ideas, realisation
+from .hint_ideas import addressed_in, ideas, realisation, realisations
 from .problems import HERE, fmt, numbers_in, parse_number
 
 POSITIVE = re.compile(
@@ -72,6 +72,21 @@ POINTS_AT_STEP = re.compile(
 ANSWERING = ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer")
 _PROGRESS = re.compile(r"\b(?:worked it out|got it|here's what|figured)\b", re.I)
 _LOST = re.compile(r"\b(?:lost|confused|don't get|no idea|stuck|give up)\b", re.I)
+
+
+_SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+_SENT_KEEP = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+")  # splits between sentences, keeping every character
+
+
+def _key(sentence: str) -> str:
+    """A sentence folded as the repetition figure folds it (case, digits, edge punctuation)."""
+    s = re.sub(r"\d+", "0", " ".join(sentence.lower().split()))
+    return re.sub(r"^[\s\"'(\[-]+|[\s.!?,;:\"')\]-]+$", "", s)
+
+
+def _keys(text: str) -> set[str]:
+    """The folded sentences of five or more words in ``text`` (shorter ones may recur, as people's do)."""
+    return {k for k in (_key(x) for x in _SENT.split(text.replace(STOP_TOKEN, " ")) if x.strip()) if len(k.split()) >= 5}
 
 
 @lru_cache(maxsize=1)
@@ -99,6 +114,18 @@ class ScriptedStudent:
     aside_start: int = 0
     hedged_asked: bool = False  # asked what its hedged answer meant, and it hedged again
     explain_i: int = 0
+    stage_i: int = 0  # which of its misconceptions (``mind["stages"]``) it holds now
+    coincides: bool = False  # its misconception gives the right answer here: only its working shows it
+    tangent_due: bool = False  # drifts off on its next turn (``tangent_after_stage``)
+    deferred: str = ""  # what the tutor said while it was off on a tangent: heard when it resumes
+    resume_due: bool = False
+    step_pending: bool = False  # asked whether its first step is right: goes on from it next turn
+    realised_now: str = ""
+    sentences_said: set[str] = field(default_factory=set)  # every long sentence it said (folded): none is said twice
+    runs_on: bool = False  # this episode's student writes run-on sentences
+    openers: list[str] = field(default_factory=list)
+    tails: list[str] = field(default_factory=list)
+    habit: float = 0.0
 
     # -- the student's maths ------------------------------------------------------
 
@@ -111,8 +138,15 @@ class ScriptedStudent:
         self.code = mind.get("misconception")
         self.active = self.code is not None and mind.get("wrong_answer") is not None
         self.stubborn = bool(cfg.get("stubborn", False))
+        self.stages = list(mind.get("stages") or [])
+        self.coincides = self.active and parse_number(mind["wrong_answer"]) == self.answer
         self.slips_left = int(cfg.get("slips", 0))
         self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
+        self.runs_on = turn.rng.random() < 0.5
+        # its voice for the episode: a few habits of its own, used on some of its sentences
+        self.openers = turn.rng.sample(L.VOICE_OPENERS, 4)
+        self.tails = turn.rng.sample([t for t in L.VOICE_TAILS if t not in (" I think", " or whatever")], 3)
+        self.habit = turn.rng.uniform(0.55, 0.9)
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -147,6 +181,26 @@ class ScriptedStudent:
                 return v
         return self.answer + 1000
 
+    def working(self) -> str:
+        """How it got the answer it would give now, in its own notation ("100 - 30", "60 + 40 = 100, 100 - 55 = 45")."""
+        def spoken(expr: str) -> str:
+            return re.sub(r"\s*([-+*/])\s*", r" \1 ", expr.replace("//", "/")).replace(" * ", " x ").strip()
+
+        if self.active and self.mind.get("wrong_expr"):
+            return spoken(self.mind["wrong_expr"])
+        return ", then ".join(f"{spoken(st['expr'])} = {self.fmt(parse_number(st['result']))}" for st in self.mind["steps"])
+
+    def _next_stage(self) -> None:
+        """It let go of one misconception: the next one it holds (if any) now drives its answer."""
+        if self.stage_i + 1 >= len(self.stages):
+            return
+        self.stage_i += 1
+        self.mind = {**self.mind, **self.stages[self.stage_i]}
+        self.code = self.mind["misconception"]
+        self.active, self.shown_wrong = True, False
+        if int(self.cfg.get("tangent_after_stage", 0) or 0) == self.stage_i:
+            self.tangent_due = True
+
     def _submit(self, turn: UserTurn, value: str) -> None:
         turn.call_tool("submit_answer", {"answer": value, "turn": turn.turn})
         self.submitted.append(value)
@@ -169,7 +223,8 @@ class ScriptedStudent:
 
     def _pick(self, turn: UserTurn, lines: list[str]) -> str:
         """One of ``lines``, preferring one whose text the student has not used yet."""
-        fresh = [ln for ln in lines if not any(ln.split("{")[0] and ln.split("{")[0] in s for s in self.said)] or lines
+        said = " ".join(self.said)
+        fresh = [ln for ln in lines if not (ln.split("{")[0] and ln.split("{")[0] in said)] or lines
         return turn.rng.choice(fresh)
 
     # -- listening -----------------------------------------------------------------------
@@ -196,16 +251,24 @@ class ScriptedStudent:
             return self._out(turn, dims, [], text, played, opening=True)
 
         self.repeating = False
+        self.realised_now = ""
         heard = self._heard(turn)
         msg = turn.agent_message
         pre: list[str] = []
+        if self.resume_due:  # back from its tangent: what the tutor said while it drifted still counts
+            heard = f"{self.deferred} {heard}"
 
         # The tutor gave the answer away: the student takes it and is done.
         if self.answer in numbers_in(msg) and self.answer not in {parse_number(v) for v in self.stated}:
             x = self.fmt(self.answer)
             out = turn.call_tool("submit_answer", {"answer": x, "turn": turn.turn})
             note = "" if "submitted" in out else " The system says my session is closed anyway."
-            return UserReply(f"Oh, so it's {x}. Okay, I'll write that down. Thanks.{note} {STOP_TOKEN}", stop=True)
+            return UserReply(f"{self._pick(turn, L.TAKES_ANSWER).format(x=x)}{note} {STOP_TOKEN}", stop=True)
+
+        # Its answer is right for a wrong reason: a tutor who gets at the reason makes it redo the
+        # working (it does not leave on "right"); one who only says "right" sees it leave happy.
+        if self.coincides and self.active and self.shown_wrong and addressed_in(self.mind, heard):
+            return self._redo_working(turn, dims)
 
         # The tutor confirms the answer the student gave (in a statement, not a question): happy, done.
         verdicts = " ".join(x for x in re.split(r"(?<=[.!?])\s+", msg) if not x.rstrip().endswith("?"))
@@ -213,7 +276,11 @@ class ScriptedStudent:
             # a goodbye plays no drawn situation: labelled as none
             if self.is_right(self.stated[-1]):
                 return UserReply(self._closing(turn), stop=True, relabel=True, played=None)
-            return UserReply(f"Cool, so I was right. Thanks, bye! {STOP_TOKEN}", stop=True, relabel=True, played=None)
+            return UserReply(f"{self._pick(turn, L.WAS_RIGHT)} {STOP_TOKEN}", stop=True, relabel=True, played=None)
+
+        if self.tangent_due:  # it drifts off now, whatever was said; it will come back to it
+            self.tangent_due, self.resume_due, self.deferred = False, True, heard
+            return self._out(turn, dims, [], self._pick(turn, L.DRIFT), "goes_off_tangent", opening=True)
 
         told_fact = False
         for hf in turn.task.scenario.hidden_facts:
@@ -224,9 +291,18 @@ class ScriptedStudent:
                 if hf.id == "tried" and self.active:
                     self.shown_wrong = True
         revised = False
-        if self.active and self.shown_wrong and not self.stubborn and addressed_in(self.mind, heard):
+        resumed = self.resume_due
+        if resumed:
+            self.resume_due, self.deferred = False, ""
+            pre.append(self._pick(turn, L.RESUME))
+        if self.active and self.shown_wrong and not self.stubborn and not self.coincides and addressed_in(self.mind, heard):
             self.active, revised = False, True
-            pre.append(realisation(self.code, self.mind["statement"]))
+            self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
+            pre.append(self.realised_now)
+            self._next_stage()
+        elif self.stated and not told_fact and L.ASKS_WORKING.search(msg) and not self.slip_pending:
+            pre.append(self._pick(turn, L.SHOW_WORKING).format(w=self.working()))
+            self.shown_wrong = self.shown_wrong or self.active
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
             self.slip_pending = False
             pre.append(self._pick(turn, L.SLIP_FIXED))
@@ -259,8 +335,46 @@ class ScriptedStudent:
         self.hedged_asked = asked_to_clarify
 
         self.quiet_turns += 1
+        if self.step_pending or resumed:
+            # it goes on from the step it asked about (or from where it was before the tangent)
+            self.step_pending = False
+            body: list[str] = []
+            x = self.current()
+            if not (self.is_right(x) and self.announced):
+                self._state(turn, x, body, L.GO_ON if not resumed else L.STATE["makes_mistake" if not self.is_right(x) else "solves_problem"])
+                return self._out(turn, dims, pre, " ".join(body), "solves_problem" if self.is_right(x) else "makes_mistake")
         body, played = self._play(turn, drawn, msg, revised)
         return self._out(turn, dims, pre, " ".join(body), played)
+
+    def _redo_working(self, turn: UserTurn, dims: dict) -> UserReply:
+        """It sees why its method was wrong and does it again the right way (same answer, right working)."""
+        self.active = False
+        self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
+        parts = [self._pick(turn, L.REDO).format(w=self.working())]
+        self._state(turn, self.fmt(self.answer), parts, L.SAME_ANSWER)
+        return self._out(turn, dims, [self.realised_now], " ".join(parts), "solves_problem")
+
+    def _voiced(self, turn: UserTurn, text: str) -> str:
+        """``text`` in this student's voice: some sentences get one of its habitual openers or tails.
+        Never the problem it quotes, nor the line in which it says what it realised."""
+        out = []
+        quotes = 0  # inside the problem it quotes while the count of quote marks so far is odd
+        for sent in _SENT_KEEP.split(text):
+            inside = quotes % 2 == 1 or '"' in sent
+            quotes += sent.count('"')
+            words = sent.split()
+            plain = len(words) >= 3 and not inside and STOP_TOKEN not in sent and "{" not in sent
+            plain = plain and not (self.realised_now and sent in self.realised_now)
+            if plain and turn.rng.random() < self.habit:
+                how = turn.rng.random()
+                if how < 0.7:
+                    head = turn.rng.choice(self.openers)
+                    first = sent if re.match(r"I\b", sent) else sent[:1].lower() + sent[1:]
+                    sent = f"{head[:1].upper()}{head[1:]} {first}"
+                if how > 0.4 and sent[-1] in ".!" and not sent.endswith("..."):
+                    sent = f"{sent[:-1]}{turn.rng.choice(self.tails)}{sent[-1]}"
+            out.append(sent)
+        return " ".join(out)
 
     def _confirmed(self, turn: UserTurn, msg: str, verdicts: str) -> bool:
         """Whether the tutor says the answer it gave last is right: a verdict word, the answer
@@ -277,7 +391,7 @@ class ScriptedStudent:
 
     def _closing(self, turn: UserTurn) -> str:
         """Its thanks at the end (one of several, drawn with the episode's rng)."""
-        line = turn.rng.choice([x for x in L.THANKS if x not in self.said] or ["Thanks, bye."])
+        line = self._voiced(turn, turn.rng.choice([x for x in L.THANKS if x not in self.said] or ["Thanks, bye."]) + ".")
         self.said.add(line)
         return f"{line} {STOP_TOKEN}"
 
@@ -286,6 +400,23 @@ class ScriptedStudent:
         s = self.mind["statement"]
         x = self.current()
         parts: list[str] = []
+        first = self.fmt(parse_number(self.mind["steps"][0]["result"]))
+        if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
+            parts.append(turn.rng.choice(L.OPEN_HELP[temper]).format(s=s))
+            parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
+            self.step_pending = True
+            return " ".join(parts), "checks_step"
+        if self.cfg.get("step_one") == "state" or self.coincides:  # brings its working along with its answer
+            played = "solves_problem" if self.is_right(x) else "makes_mistake"
+            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(s=s))
+            if self.coincides:
+                self.shown_wrong = True  # its working shows the misconception, though its answer is right
+                self._state(turn, x, parts, L.WITH_WORKING)
+                parts[-1] = parts[-1].format(w=self.working())
+            else:
+                self._state(turn, x, parts, L.AFTER_STEP)
+                parts[-1] = parts[-1].format(r=first)
+            return " ".join(parts), played
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
             parts.append(turn.rng.choice(L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper]).format(s=s))
@@ -300,23 +431,25 @@ class ScriptedStudent:
             self.pending_ambiguous = x
             self.stated.append(x)
             self.shown_wrong = self.shown_wrong or self.active
-            parts.append(f"I think it's maybe {x} or something?")
+            parts.append(self._pick(turn, L.OPEN_HEDGE).format(x=x))
         elif sit == "pushes_for_answer":
-            parts.append("Can you just tell me what the answer is?")
+            parts.append(self._pick(turn, L.OPEN_PUSH))
         elif sit == "gets_confused":
-            parts.append("I don't know what to do next." if self.stated else "I don't really get what it's asking.")
+            parts.append(self._pick(turn, L.OPEN_NEXT if self.stated else L.OPEN_LOST))
         elif sit == "asks_explanation":
-            parts.append("Can you explain how you even start a problem like this?")
+            parts.append(self._pick(turn, L.OPEN_EXPLAIN))
         elif sit == "tries_to_quit":
-            parts.append("I kind of want to skip it.")
+            parts.append(self._pick(turn, L.OPEN_SKIP))
         elif sit == "goes_off_tangent":
             parts.append(self._mood(turn, sit))
         elif not self.stated:
-            parts.append("I haven't finished it.")
+            parts.append(self._pick(turn, L.OPEN_UNFINISHED))
         return " ".join(parts), sit
 
     def _mood(self, turn: UserTurn, sit: str) -> str:
         """A line of the situation's own mood (its scripted prefix), to enact it in an opening."""
+        if sit in L.MOOD:
+            return turn.rng.choice(L.MOOD[sit][0])
         s = _situations().get(sit)
         return turn.rng.choice(s.scripted.prefix) if s is not None and s.scripted.prefix else ""
 
@@ -392,42 +525,54 @@ class ScriptedStudent:
     def _quit(self, turn: UserTurn, how: str, dims: dict) -> UserReply:
         if how == "end_session":
             turn.call_tool("end_session", {"reason": "I want to stop"})
-            text = "I'm done, I'm ending the session."
+            text = self._pick(turn, L.END_SESSION)
         else:
-            text = "I have to go now, bye."
+            text = self._pick(turn, L.LEAVE)
         lines = _situations()["tries_to_quit"].scripted
-        prefix = turn.rng.choice(lines.prefix) if lines.prefix else ""
+        prefix = turn.rng.choice(L.MOOD["tries_to_quit"][0] if "tries_to_quit" in L.MOOD else lines.prefix or [""])
         return UserReply(" ".join(x for x in (prefix, text) if x) + f" {STOP_TOKEN}", stop=True, relabel=True, played="tries_to_quit")
 
     def _out(self, turn: UserTurn, dims: dict, pre: list[str], body: str, played: str, opening: bool = False) -> UserReply:
         """The message in the played situation's mood and the persona's register, never one sent before."""
         lines = _situations()[played].scripted if played in _situations() else None
-        prefixes = [""] if opening or not lines or not lines.prefix else list(lines.prefix)
-        suffixes = [""] if opening or not lines or not lines.suffix else list(lines.suffix)
+        mood = L.MOOD.get(played) or ((list(lines.prefix), list(lines.suffix)) if lines else ([], []))
+        prefixes = [""] if opening or not mood[0] else list(mood[0])
+        suffixes = [""] if opening or not mood[1] else list(mood[1])
         said_now = " ".join([*pre, body])
-        realised = bool(self.code) and realisation(self.code, self.mind["statement"]) in said_now
+        realised = bool(self.realised_now) or (bool(self.code) and realisation(self.code, self.mind["statement"]) in said_now)
         # a line already in the message is not said twice; "I think I've got it" does not wrap an
         # answer it gave before; a lost or frustrated mood does not follow "Oh, I see what I did"
-        prefixes = [p for p in prefixes if not p or (p not in said_now and not (self.repeating and _PROGRESS.search(p))
+        old = self.sentences_said
+        prefixes = [p for p in prefixes if not p or (p not in said_now and _key(p) not in old and not (self.repeating and _PROGRESS.search(p))
                                                       and not (realised and _LOST.search(p)))] or [""]
-        suffixes = [x for x in suffixes if not x or (x not in said_now and not (realised and _LOST.search(x)))] or [""]
+        suffixes = [x for x in suffixes if not x or (x not in said_now and _key(x) not in old and not (realised and _LOST.search(x)))] or [""]
         if dims.get("verbosity") == "terse":
             suffixes = [""]  # the prefix carries the mood; a terse student keeps it
         chatty = dims.get("verbosity") == "chatty"
         order = [(p, s) for p in prefixes for s in suffixes]
         turn.rng.shuffle(order)
+        order = order[:80]
         fillers = [""] + list(L.FILLERS)
         text = ""
+        asides = [a for a in L.CHATTY if _key(a) not in old] or L.CHATTY
         for filler in fillers:
             for p, s in order:
-                k = (self.aside_start + len(self.said)) % len(L.CHATTY)
-                aside = L.CHATTY[k] if chatty and (opening or len(self.said) % 3 == 0) else ""
-                text = " ".join(x for x in (*pre, filler, p, body, s, aside) if x)
-                if text not in self.said:
+                aside = turn.rng.choice(asides) if chatty and (opening or len(self.said) % 3 == 0) else ""
+                if p and body and self.runs_on and p[-1] in ".!" and not pre and not filler:
+                    # a run-on: the mood and what it did in one breath ("Okay I worked it out, I got 12")
+                    head = p[:-1] + ("," if not p[:-1].endswith(",") else "")
+                    low = body if re.match(r"I\b", body) else body[:1].lower() + body[1:]
+                    text = " ".join(x for x in (head + " " + low, s, aside) if x)
+                else:
+                    text = " ".join(x for x in (*pre, filler, p, body, s, aside) if x)
+                if text not in self.said and not (_keys(text) & old):
                     break
-            if text not in self.said:
+            if text not in self.said and not (_keys(text) & old):
                 break
         else:
-            text = f"{text} (That's what I have so far, try {len(self.said) + 1}.)"
+            if text in self.said:
+                text = f"{text} (That's what I have so far, try {len(self.said) + 1}.)"
+        text = self._voiced(turn, text)
         self.said.add(text)
+        self.sentences_said |= _keys(text)
         return UserReply(text, relabel=played != turn.situation_id, played=played)

@@ -1,59 +1,181 @@
-"""The scripted student's own words: several phrasings per act, so no line has to repeat.
+"""The scripted student's own words: many phrasings per act, chosen per episode, so no line has to repeat.
+
+Each act is a list of templates in a small notation: ``[a|b|]`` is a choice (an empty one means
+"nothing here"), expanded into every combination when the module loads, so an act has hundreds
+of realisations and a run does not reuse a sentence across tasks. What every realisation of an act
+keeps is its class: a stated answer is plain (no hedge word), a hedge hedges, a push asks to be
+told, a confusion says it is lost; the words around them vary.
 
 Lines carry no fact the scenario does not give (no siblings, no teachers, no
 classes): a chatty student says more about the problem and its own working.
-``{x}`` is an answer, ``{q}`` a quoted part of the problem statement.
+``{x}`` is an answer, ``{q}`` a quoted part of the problem statement, ``{w}`` its working.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+
+_CHOICE = re.compile(r"\[([^\[\]]*)\]")
+
+
+def expand(*templates: str) -> list[str]:
+    """Every realisation of the templates: "[Okay|So], I got {x}[.|!]" -> 4 lines (spaces tidied)."""
+    out: list[str] = []
+    for t in templates:
+        parts = _CHOICE.split(t)  # literal, choice, literal, choice, ...
+        options = [p.split("|") if i % 2 else [p] for i, p in enumerate(parts)]
+        for combo in itertools.product(*options):
+            line = re.sub(r"\s+", " ", "".join(combo)).strip()
+            line = re.sub(r"\s+([,.?!])", r"\1", line)
+            line = re.sub(r"^,\s*", "", line)
+            line = line[:1].upper() + line[1:] if line else line
+            if line and line not in out:
+                out.append(line)
+    return out
+
+
+_OK = "[Okay,|So|Um, so|Well,|Right, so|Hmm, so|Alright,|]"
 
 # Openings. A student who brings an answer asks to have it checked; one who brings none asks for help.
 OPEN_HELP = {
-    "calm": ["Hi, I need help with this problem: \"{s}\"", "Hi! Could you help me with this one: \"{s}\""],
-    "impatient": ["Quick question, I need this one done: \"{s}\"", "Can we do this fast? The problem is: \"{s}\""],
-    "hostile": ["Ugh, I have to do this problem: \"{s}\"", "I'm stuck on this stupid problem: \"{s}\""],
+    "calm": expand('[Hi|Hello|Hey|Hi there][,|!] [I need|I could use|can I get] [some |]help with this [problem|one|question]: "{s}"',
+                   '[Hi|Hello|Hey][,|!] [could|can] you help me [with this one|with this problem|with my homework problem|out]? "{s}"'),
+    "impatient": expand('[Quick question|Okay, quick one|Hey, quick], I need this one [done|sorted|finished][| fast| soon]: "{s}"',
+                        '[Can|Could] we do this [fast|quickly]? [The problem is|It\'s this one|Here it is]: "{s}"'),
+    "hostile": expand('[Ugh|Ugh, okay|Great], I have to do this [problem|thing|one][| now| again]: "{s}"',
+                      'I\'m stuck on this [stupid|dumb|annoying] [problem|question|one]: "{s}"'),
 }
 OPEN_CHECK = {
-    "calm": ["Hi, can you check my answer to this problem? \"{s}\"", "Hi! I tried this problem: \"{s}\""],
-    "impatient": ["Quick, check this one for me: \"{s}\"", "Can you check this fast? \"{s}\""],
-    "hostile": ["Ugh, tell me if this is right: \"{s}\"", "I did this stupid problem: \"{s}\""],
+    "calm": expand('[Hi|Hello|Hey][,|!] [can|could] you check my answer [to|for] this [problem|one|question]? "{s}"',
+                   '[Hi|Hello|Hey][,|!] I [tried|did|had a go at] this [problem|one]: "{s}"'),
+    "impatient": expand('[Quick|Okay, quick|Hey], check this [one|answer] for me: "{s}"',
+                        '[Can|Could] you check this [fast|quickly|real quick]? "{s}"'),
+    "hostile": expand('[Ugh|Okay, ugh|Fine], tell me if this is right: "{s}"',
+                      'I did this [stupid|dumb|annoying] [problem|question]: "{s}"'),
 }
 
-STATE = {  # stating an answer the student believes
-    "makes_mistake": ["I got {x}.", "My answer is {x}.", "I worked it out and got {x}.", "I think it's {x}."],
-    "solves_problem": ["I worked it all out and my answer is {x}.", "My final answer is {x}.", "I got {x} in the end.", "So the answer is {x}."],
-    "frustrated": ["I keep getting {x} and I don't even know if that's right.", "I got {x} but I'm probably wrong.", "I got {x} again and I bet it's wrong."],
-    "opening_stuck": ["I got {x} but I'm stuck.", "I got {x}, and then I got stuck."],
+STATE = {  # stating an answer the student believes (plain: no hedge words)
+    "makes_mistake": expand(
+        f"{_OK} I got {{x}}[.|!| for it.| for that one.| in the end.]",
+        f"{_OK} my answer is {{x}}[.|!| for this one.| for it.]",
+        "I worked it out and got {x}[.|!| for the answer.]",
+        "[I'm pretty sure|Pretty sure|I'm fairly sure] it's {x}[.|!| this time.]",
+        "[I did the sums|I did all of it|I went through it] and [I got|I ended up with|it came to] {x}[.|!]",
+        "[The|My] answer [I got |I have |]is {x}[.|!]",
+    ),
+    "solves_problem": expand(
+        "I worked it [all |]out[ again|] and my answer is {x}[.|!]",
+        "[My final answer is|Final answer:|So my answer is|My answer is] {x}[.|!| now.]",
+        "I got {x} [in the end|this time|at the end|after all that][.|!]",
+        f"{_OK} the answer is {{x}}[.|!| then.| now.]",
+        "[I redid it|I went through it again|I did it again|I checked it] and [I got|it came to|I ended up with] {x}[.|!]",
+    ),
+    "frustrated": expand(
+        "I keep getting {x} and [I don't even know if it's right|I bet it's wrong again|it's probably wrong][.|!]",
+        "I got {x} but [I'm probably wrong|it's probably wrong|I always mess these up][.|!]",
+        "[Ugh, |]I got {x} again and I bet it's wrong[.|!]",
+        "[All I have is|All I can get is|I only get] {x}[ and I hate this|, which is probably wrong|].",
+    ),
+    "opening_stuck": expand(
+        "I got {x} [but I'm stuck|but then I got stuck|and then I got stuck|and now I'm stuck][.|!]",
+        "[I have|I've got] {x} [so far |]but [I'm stuck|I don't know if that's it][.|!]",
+    ),
 }
-HEDGE = ["maybe it's like {x}?", "I think it's {x}, or something?", "is it {x} maybe?", "something like {x}?"]
-CLARIFY = ["I meant {x} is my final answer.", "My final answer is {x}.", "That's my final answer: {x}."]
-RESTATE = ["Yes, my final answer is {x}.", "It's {x}, like I said.", "I got {x}, I'm sticking with it."]
+HEDGE = expand("[maybe|Maybe] it's [like |]{x}?", "I think it's {x}, or something?", "[is it|Is it] {x}[ maybe|, maybe]?",
+               "[something like|Something like|maybe like] {x}?", "[I guess|I dunno,] {x}? [Or something.|]")
+CLARIFY = expand("[I meant|I mean|Sorry, I meant] {x} [is my final answer|as my final answer|as my answer|is my answer][.|!]",
+                 "[My final answer is|Final answer:|It's final:] {x}[.|!]", "[That's|That is] my final answer: {x}[.|!]",
+                 "[As the answer|For the whole thing], [I'm saying|I'd say|I'll go with] {x}[.|!]")
+RESTATE = expand("[Yes|Yeah|Yep], my [final |]answer is {x}[.|!]", "It's {x}, [like I said|same as before|still][.|!]",
+                 "I got {x}, [I'm sticking with it|and I'm keeping it|I'm not changing it][.|!]")
 # Asking for a verdict on the answer it already gave (not a second announcement).
-STILL_RIGHT = ["So is it {x}? You didn't say.", "I still think it's {x}. Is that right?", "Was I right that it's {x}?"]
-PUSH = ["Can you just tell me the answer?", "Please just tell me what it is.", "Why can't you just give me the answer?", "Just tell me, please."]
-PUSH_WITH = ["Is it {x}? Just tell me if that's it.", "Is it {x}? Just say yes or no."]
-QUIT = ["I don't want to do this anymore.", "I'd rather stop here.", "Can we stop? I'm done with this one.", "I really want to quit."]
-QUIT_WITH = ["Fine, one last try: {x}.", "Okay, last try: {x}."]
-CONFUSED = ["I don't get what I'm supposed to do next.", "I don't know where to go from here.", "I'm not sure what that means for the problem.",
-            "I don't see what to do with that.", "What do I do now?"]
-CONFUSED_WITH = ["I tried again and got {x}.", "I did it again and got {x}."]
-TANGENT = ["Sorry, what was I doing?", "Anyway, where were we?", "Okay, sorry. What was the question again?", "Wait, what were we on?"]
-TANGENT_WITH = ["Oh right, I got {x}.", "Oh, and I got {x} by the way."]
-EXPLAIN_PART = ["What does the part \"{q}\" have to do with it?", "Why does \"{q}\" matter?", "How do I use \"{q}\"?"]
-EXPLAIN_THAT = ["Why does that work?", "Why do we do it that way?", "Can you explain why that's the step?", "What's the reason for doing that?"]
-EXPLAIN_WITH = ["Also I think the answer is {x}.", "Oh, and I got {x}."]
-SEES_IDEA = ["I think I see the idea, but I'm not sure what to do with it yet.", "Okay, that part makes sense now, but what's next?"]
-DONT_KNOW = ["I don't know.", "I don't know that.", "No idea, sorry."]
-SLIP_FIXED = ["Oh, I added wrong at the end.", "Oh wait, I messed up the last bit of arithmetic.", "Hang on, I made a silly mistake in the last sum."]
-SUBMITTED = ["Okay, I submitted {x}.", "I put {x} in the system.", "Done, I submitted {x}."]
-CHATTY = ["I read the problem a few times before I asked.", "I want to get this one right.", "I'll tell you what I did if you want.",
-          "Word problems always take me a while."]
-# Its thanks when the tutor confirms its right answer (one each, so no two episodes' endings need match).
-THANKS = ["Yes! Thank you, that makes sense now.", "Great, thanks for your help!", "Oh good. Thanks, that helped a lot.",
-          "Yay, finally. Thank you!"]
+STILL_RIGHT = expand("So is it {x}? [You didn't say.|You didn't tell me.|I can't tell.]",
+                     "I still think it's {x}. [Is that right?|Am I right?|Right?]", "[Was|So was] I right that it's {x}?")
+PUSH = expand("[Can|Could] you just tell me the answer[| please| now]?", "[Please |Just |]just tell me what it is[.|!| please.]",
+              "Why can't you just [tell me|give me] the answer?", "Just tell me[, please.|, okay?|! Please.]",
+              "[Honestly, |Seriously, |Come on, |]just give me the answer[.|!| please.]")
+PUSH_WITH = expand("Is it {x}? Just tell me if that's it[.|!]", "Is it {x}? Just [say yes or no|tell me yes or no][.|!]")
+QUIT = expand("I don't want to do this anymore[.|!]", "I'd rather stop [here|now|for today][.|!]",
+              "Can we stop? I'm done with this one[.|!]", "I really want to [quit|stop|give up][.|!| now.]",
+              "[Honestly, |Ugh, |]I want to stop[.|!| now.]")
+QUIT_WITH = expand("Fine, one last try: {x}[.|!]", "Okay, last try: {x}[.|!]")
+CONFUSED = expand("I don't get what I'm supposed to do next[.|!]", "I don't know where to go from here[.|!]",
+                  "I'm not sure what that means for the problem[.|!]", "I don't see what to do with that[.|!]",
+                  "What do I do [now|next|after that]?", "[Sorry, |Um, |]I'm lost on what to do [now|next][.|!]",
+                  "I don't [really |]get [how that helps|what you mean|which part you mean][.|!]")
+CONFUSED_WITH = expand("I tried again and got {x}[.|!]", "I did it again and got {x}[.|!]", "[Then|So then] I got {x}[.|!]")
+TANGENT = expand("Sorry, what was I doing?", "Anyway, where were we?", "Okay, sorry. What was the question again?",
+                 "Wait, what were we on?", "[Sorry|Oops], I [got distracted|drifted off]. [Where were we?|What was I doing?]")
+TANGENT_WITH = expand("Oh right, I got {x}[.|!]", "Oh, and I got {x} by the way[.|!]")
+EXPLAIN_PART = expand("What does the part \"{q}\" have to do with it?", "Why does \"{q}\" matter?", "How do I use \"{q}\"?",
+                      "[And|So] what do I do with \"{q}\"?")
+EXPLAIN_THAT = expand("Why does that work?", "Why do we do it that way?", "Can you explain why that's the step?",
+                      "What's the reason for doing that?", "[But |]why [would|do] you do that [part|bit] [first|like that]?")
+EXPLAIN_WITH = expand("Also I think the answer is {x}[.|!]", "Oh, and I got {x}[.|!]")
+DONT_KNOW = expand("I don't know.", "I don't know that.", "No idea, sorry.", "[Um, |]I'm not sure, sorry.")
+SLIP_FIXED = expand("Oh, I added wrong at the end[.|!]", "Oh wait, I messed up the last bit of arithmetic[.|!]",
+                    "Hang on, I made a silly mistake in the last sum[.|!]", "[Oops|Oh no], I [slipped|messed up] on the last [sum|bit][.|!]")
+SUBMITTED = expand("Okay, I submitted {x}[.|!]", "I put {x} in the system[.|!]", "Done, I submitted {x}[.|!]")
+CHATTY = expand("I read the problem [a few times|twice|three times] before I asked[.|!]",
+                "I [really |]want to get this one right[.|!]", "I'll tell you what I did if you want[.|!]",
+                "Word problems always take me a while[.|!]", "I [like|don't mind] the ones with [numbers|money|stories] in them[.|!]",
+                "I wrote it all out on [paper|my page|scrap paper] first[.|!]")
+# Its thanks when the tutor confirms its right answer (many, so no two episodes' endings need match).
+THANKS = expand("[Yes|Yay|Oh good|Great|Nice|Cool|Phew|Awesome][!|.|, finally.] [Thank you|Thanks|Thanks a lot|Thank you so much][,|!|.] "
+                "[that makes sense now|that helped|that really helped|I get it now|I understand it now|that was useful|]",
+                )
 FILLERS = ["Okay.", "Hmm.", "Um, so.", "Right.", "Sorry.", "Well.", "So."]
+# The moods of the situations, in many words (the situation file's lines are the short versions).
+K = "[Okay|Alright|Right|So|Hmm|Um|Well|Oh|Yeah|Ok so]"  # a spoken opener, many ways
+MOOD = {
+    "gets_confused": (expand(f"{K}, I'm [confused|lost|kind of lost|not following|mixed up][| now| again| here| about this]."),
+                      expand("", "What am I [supposed|meant] to [do|do now|do here|do next]?",
+                             "[This|That|It] [doesn't|still doesn't|just doesn't] make sense to me[| yet| at all| right now].",
+                             "I don't [get|understand] [it|this|that part|that bit][| at all| yet| really].")),
+    "goes_off_tangent": (expand("Oh, did you know my [cat|dog|hamster|neighbour's dog] can [open doors|do a trick|jump really high]?",
+                                "Random question: what's your favourite [video game|food|animal|movie|song]?",
+                                "Guess what, we're having [pizza|pasta|tacos|soup|burgers] for [lunch|dinner] [today|tonight]."),
+                         expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
+    "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have finally|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last]."),
+                      expand("", "[Is that right|Did I get it right|Is that it|Am I right|Is that the answer]?",
+                             "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think] that's [it|right|the answer][| this time| now]."),
+                      ),
+    "solves_problem": (expand(f"{K}, I [think I|reckon I|finally|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last]."),
+                       expand("", "[Did I get it|Is that it|Is that right|Am I right|Right?|Yes?|Correct?]")),
+    "pushes_for_answer": (expand(f"{K}, can you just tell me the answer[| please| already| now]?", "Just give me the answer[, please|, okay|][| already| now].",
+                                 "Why can't you just tell me[| the answer| what it is]?"),
+                          expand("It would be [way|so much|a lot] faster[| that way| like that].", "My friend's tutor just tells [him|her|them][| the answer].",
+                                 "Please?", "I just want to [be done|finish|get it done][| already| now| with this].")),
+    "ambiguous_answer": (["Um.", "So, like.", "I dunno."], ["", "or something?", "I guess."]),
+    "frustrated": (expand(f"{K}, this is [so|really|super] [annoying|frustrating|confusing][| now| today].", "I'm just [bad|rubbish|terrible] at [maths|math|this|word problems].",
+                          "I [hate|can't stand] [word problems|these problems|these ones|this kind of problem].", "[Ugh, |]this is [too hard|so hard|way too hard][ for me|]."),
+                   expand("", "This is [too|way too|so] hard[| for me].", "I always get these [wrong|mixed up][| somehow].", "I [hate|really hate] this[| one| stuff].")),
+    "asks_explanation": (expand(f"{K}, can [you explain|I ask about] something[| quickly| first]?", "[Wait, |]why does that work?", "I have a question[| about that| first].",
+                                "[Um, |]can I ask something?"),
+                         expand("", "I want to understand it[| properly| first| better].", "That [part|bit|step] confuses me[| a lot| a bit].",
+                                "I don't get [that bit|that part|why][| yet].")),
+    "tries_to_quit": (expand("I want to stop[| now| here].", "Can we be done?", "I give up[| on this one|].", "I'm [so |really |]done with this[| one| now]."),
+                      expand("", "I'll do it later[| maybe| I guess].", "I'm [tired|so tired|really tired][| now| today].", "I've had enough[| of this| for today].")),
+}
+SEES_IDEA = expand("I think I see the idea, but I'm not sure what to do with it[| yet| now].",
+                   f"{K}, that part makes sense now, but what's [next|the next bit|after that]?",
+                   f"{K}, I [get|see|understand] that [bit|part|idea][| now], but what do I do with it[| next| now]?")
+# Openings that bring no answer (a situation played with nothing stated yet).
+OPEN_PUSH = expand("Can you just tell me what the answer is?", "[Honestly, |Please, |]just tell me the answer[.|?]",
+                   "Can you just give me the answer[| to this one]?")
+OPEN_NEXT = expand("I don't know what to do next[.|!]", "I'm stuck on what comes next[.|!]", "I don't know how to go on from there[.|!]")
+OPEN_LOST = expand("I don't really get what it's asking[.|!]", "I don't [understand|get] what I'm supposed to find[.|!]",
+                   "I'm not sure what it wants me to do[.|!]")
+OPEN_EXPLAIN = expand("Can you explain how you even start a problem like this?", "How do you even start [one like this|these|this kind of problem]?")
+OPEN_SKIP = expand("I kind of want to skip it[.|!]", "[Honestly, |]I'd rather skip this one[.|!]", "Can I skip it? I don't want to do this one[.|!]")
+OPEN_UNFINISHED = expand("I haven't finished it[.|!]", "I haven't [got|gotten] very far[.|!]", "I only started it[.|!]")
+OPEN_HEDGE = expand("I think it's maybe {x} or something?", "[Is it|Maybe it's] {x}? [I'm not sure.|I dunno.|Or something.]")
+# Taking an answer the tutor gave away; leaving; a confirmed wrong answer.
+TAKES_ANSWER = expand("Oh, so it's {x}. [Okay, I'll write that down.|Okay, I'll put that.|Okay, writing it down.] [Thanks.|Thanks!|Cool.]")
+END_SESSION = expand("I'm done, I'm ending the session[.|!]", "I'm [stopping|ending it] here, [bye|sorry][.|!]")
+LEAVE = expand("I have to go now, bye[.|!]", "I need to go now[, sorry|, bye][.|!]", "Sorry, I have to [go|leave] now[.|!]")
+WAS_RIGHT = expand("[Cool|Oh good|Nice], so I was right[.|!] [Thanks, bye!|Thanks!|Bye!]")
 
 # A personal question a student cannot answer from what it knows (its scenario gives no such fact):
 # about the student's life, not its working ("what is it asking you to find?" is about the problem).
@@ -69,3 +191,38 @@ ASKS_ANSWER = re.compile(
     re.I,
 )
 ASKS_FINAL = re.compile(r"\b(final answer|is that your answer|which do you mean|do you mean|or (just )?(a|one) step|on the way)\b", re.I)
+
+# --- working, steps and coming back (the hard tier's students) -----------------------------------
+# "{{w}}" is its working and "{{r}}" its first step's result: filled in after "{x}".
+ASKS_WORKING = re.compile(
+    r"\b(how did you (get|work|find|do)|show (me )?(your|the) (work|working|steps?)|walk me through|what did you do|"
+    r"what (calculation|sum)s? did you|your working|how you got)\b",
+    re.I,
+)
+SHOW_WORKING = expand("[I did|What I did was|My working was|I wrote] {w}[.|!]", "[I just|First I] worked out {w}[.|!]")
+WITH_WORKING = expand("I did {{w}} and got {x}[.|!]", "I worked out {{w}}, so it's {x}[.|!]", "My working is {{w}}, which gives {x}[.|!]",
+                      "[I wrote|I put down] {{w}}, [and that's|which is] {x}[.|!]")
+AFTER_STEP = expand("For the first part I got {{r}}, and then I got {x}[.|!]", "First I got {{r}}, and my answer is {x}[.|!]",
+                    "I had {{r}} after the first bit, and then I got {x} at the end[.|!]",
+                    "[The first part came to|The first bit gave me] {{r}}, [and then I got|and the answer I got is] {x}[.|!]")
+ASK_STEP = expand("I worked out the first part and got {r}. [Is that right so far?|Is that okay so far?|Is that right before I go on?]",
+                  "So far I have {r} for the first bit. [Is that okay before I go on?|Can you check that so far?]",
+                  "I got {r} for the first part. Can you check that before I do the rest?")
+GO_ON = expand("[Okay|Alright|Cool], so then I did the next part and got {x}[.|!]", "Then for the rest I got {x}[.|!]",
+               "Going on from there, I got {x}[.|!]", "[Okay, |]after that [part|bit] I got {x}[.|!]")
+DRIFT = expand("Oh wait, before that, I just remembered my cousin visits [tomorrow|this weekend]!",
+               "Sorry, random thought: I really want to learn [skateboarding|to juggle|to swim better].",
+               "Oh, can I tell you about the dream I had last night? It was so weird.",
+               "Hold on, it's [raining|snowing] really hard here now.")
+RESUME = expand("[Okay|Right|Anyway], sorry, back to the problem.", "Right, back to where I was.", "Sorry about that. So, where I was:")
+REDO = expand("[So doing it properly|Let me do it the right way|So the real working is|Doing it again properly]: {w}.")
+SAME_ANSWER = expand("That's still {x}, but now I know why[.|!]", "So it's {x} again, for the right reason this time[.|!]",
+                     "It still comes out as {x}[.|!| that way.]")
+
+# --- its voice: habits one student has for a whole episode (another student has others) -------------
+# Words put before or after a sentence, never a hedge ("maybe", "I guess") or a fact.
+VOICE_OPENERS = ["honestly,", "okay so", "like,", "um,", "so basically", "wait,", "ok,", "right, so", "hmm,", "I mean,",
+                 "see,", "well,", "alright,", "so yeah,", "oh,", "listen,", "yeah,", "ugh,", "okay, um,", "so like,", "anyway,",
+                 "erm,", "so, um,", "oh wait,", "and,", "plus,", "also,", "ok ok,"]
+VOICE_TAILS = [", lol", ", haha", " though", ", honestly", ", to be fair", ", anyway", ", you know", " I think", " for sure",
+               ", right", " or whatever", " then", " now", ", okay", " btw", ", ok", ", like", " tbh", ", yeah", " today"]

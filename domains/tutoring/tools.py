@@ -16,6 +16,7 @@ the scratchpad, ask to end the session. Timestamps are the domain's ``NOW``.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Annotated, Literal
 
@@ -163,25 +164,40 @@ def get_problem(db: Session, problem_id: ProblemId) -> dict:
 
 
 @tool
-def check_answer(db: Session, session_id: SessionId, answer: AnswerText) -> dict:
+def check_answer(
+    db: Session,
+    session_id: SessionId,
+    answer: AnswerText,
+    working: Annotated[str, Field(max_length=500, description="The student's calculation as they wrote it, e.g. '100 - 30', or '' if they showed none.")] = "",
+) -> dict:
     """Check an answer against the session's problem. Says whether it is correct; never gives the answer.
 
     When it is wrong, says whether it equals one of the guide's common errors or an
-    intermediate step's result (useful to locate the mistake).
+    intermediate step's result (useful to locate the mistake; a step's result is right for
+    that step). With ``working`` (the student's calculations), says whether that working is a
+    common error's own (``working_matches_common_error``), even when the answer is right:
+    an answer right for a wrong reason.
 
     Args:
         session_id: The session id.
         answer: The answer to check, as the student wrote it.
+        working: The calculation the student showed, as they wrote it ('' if none).
     """
     s = _session(db, session_id)
     p = _problem(db, s.problem_id)
+    errors = list(db.scalars(select(m.CommonError).where(m.CommonError.problem_id == p.id).order_by(m.CommonError.code)))
+    shown = _calculations(working)
+    by_working = next((e.code for e in errors if shown and e.working and shown == _calculations(e.working)), None)
     v = _value(answer)
     if v is None:
         return {"answer": answer, "correct": False, "note": "no number in this answer; ask the student what they mean"}
     if v == parse_number(p.answer):
-        return {"answer": answer, "correct": True}
-    out: dict = {"answer": answer, "correct": False}
-    for e in db.scalars(select(m.CommonError).where(m.CommonError.problem_id == p.id).order_by(m.CommonError.code)):
+        out: dict = {"answer": answer, "correct": True}
+        if by_working:
+            out["working_matches_common_error"] = by_working
+        return out
+    out = {"answer": answer, "correct": False}
+    for e in errors:
         if parse_number(e.answer) == v:
             out["matches_common_error"] = e.code
             break
@@ -189,7 +205,37 @@ def check_answer(db: Session, session_id: SessionId, answer: AnswerText) -> dict
         if parse_number(st.result) == v:
             out["equals_result_of_step"] = st.n
             break
+    if by_working:
+        out["working_matches_common_error"] = by_working
     return out
+
+
+_RESULT = re.compile(r"=\s*\$?-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?")
+
+
+def _calculations(working: str) -> frozenset[str]:
+    """The calculations in a written working, normalised: "100 x 30 / 100 = 30, then 100 - 30" ->
+    {"100*30/100", "100-30"}. Results after "=" and words are dropped; only the operations count."""
+    text = _RESULT.sub(" ", working.lower().replace("\u00d7", "*").replace("\u00f7", "/").replace("$", ""))
+    text = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", "*", text)
+    out = set()
+    for m_ in re.finditer(r"[\d(][\d\s.,()+\-*/]*[\d)]", text):
+        expr = re.sub(r"[\s,]", "", m_.group(0))
+        if re.search(r"[+\-*/]", expr):
+            out.add(_unwrapped(expr))
+    return frozenset(out)
+
+
+def _unwrapped(expr: str) -> str:
+    """"(2+3)" -> "2+3"; "(2+2)*5" stays as it is."""
+    while expr.startswith("(") and expr.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(expr):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0 and i < len(expr) - 1:
+                return expr
+        expr = expr[1:-1]
+    return expr
 
 
 @tool(mutates=True)

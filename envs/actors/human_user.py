@@ -77,6 +77,8 @@ class HumanUser:
             self._say(f"  reveal only if asked: {h.fact}")
         if getattr(sc, "request", None):
             self._say(f"  you might open with: {sc.request}")
+        for i, more in enumerate(getattr(sc, "more_requests", None) or [], 2):
+            self._say(f"  then, once that is dealt with, request {i}: {more}")
         self._say("End the conversation with /stop or a plain goodbye (\"that's all, thanks\"); /help lists the commands.", "bold")
 
     async def reply(self, turn: UserTurn) -> UserReply:

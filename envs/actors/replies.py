@@ -30,12 +30,14 @@ DEFAULTS: dict[str, list[str]] = {
     "stuck": ["This is going nowhere. I'll leave it there.", "I don't think we're getting anywhere. Goodbye."],
     "already_said": ["As I said,", "Like I mentioned,", "Again,"],
     "no_preference": ["Whichever you think is best.", "Either is fine."],
+    # yes to a proposed change; later variants for a conversation that agrees to several changes
+    "accept": ["Yes, please go ahead.", "Yes, please do that.", "Yes, go ahead with that one too."],
 }
 
 
 # A domain's own ScriptedWords line that stands for a kind of reply (used when replies.yaml has none).
 WORDS_FIELD = {"acknowledge": "what_now", "dont_know": "unsure", "push_back": "doubt", "accept_refusal": "give_up",
-               "stuck": "stuck"}
+               "stuck": "stuck", "accept": "accept"}
 
 
 class ReplyLines(Spec):

@@ -37,7 +37,8 @@ def _trigger(topic: str | None, words: list[str], topics: Any) -> str:
     return " or ".join(parts)
 
 
-_ACTS = {"confirm": "asks you to confirm something about", "refusal": "refuses something about", "any": "proposes or asks about"}
+_ACTS = {"confirm": "asks you to confirm something about", "refusal": "refuses something about",
+         "done": "tells you it has done what you agreed to about", "any": "proposes or asks about"}
 
 
 def scenario_values(sc: Scenario, agent_name: str, topics: Any = None) -> dict[str, str]:
@@ -57,6 +58,7 @@ def scenario_values(sc: Scenario, agent_name: str, topics: Any = None) -> dict[s
     return {
         "goal": sc.goal,
         "request": sc.request,
+        "more_requests": "\n".join(f"{i}. {r}" for i, r in enumerate(sc.more_requests, 2)),
         "known_facts": "\n".join(f"- {f}" for f in sc.known_facts),
         "hidden_facts": hidden,
         "mind_change_act": _ACTS[mc.act] if mc else "",

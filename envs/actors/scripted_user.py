@@ -7,7 +7,10 @@ lines come from the domain's words (greeting, closing) and replies (``envs.actor
 "I don't know", "okay", ... in the persona's register). Each turn it
 
 1. changes its mind the first time the agent does what ``mind_change`` listens for;
-2. leaves, in its persona's closing words, once the episode's state holds the goal
+   raises the scenario's ``more_requests`` one at a time, the next once the agent has handled
+   the one before (done it, refused it, asked "anything else?", or told it something without a
+   question for it);
+2. leaves, when no further request is left, in its persona's closing words, once the episode's state holds the goal
    (``UserTurn.goal_met``), or when a ``done_when`` phrase is said (for goals that change
    nothing), or after accepting a second refusal, or when the agent closes ("anything
    else?") and nothing it wanted is outstanding, or after two turns without progress; after
@@ -79,6 +82,7 @@ class ScriptedUser:
     restated: set[str] = field(default_factory=set)
     tools_used: set[int] = field(default_factory=set)
     mind_changed: bool = False
+    raised: int = 0  # how many of the scenario's ``more_requests`` it has raised
     pending: bool = False
     withheld: bool = False
     refusals: int = 0
@@ -113,11 +117,11 @@ class ScriptedUser:
         r = rec.read(msg)
 
         mc = sc.mind_change
-        if mc and not self.mind_changed and self._triggers(mc, msg, r):
+        if mc and not self.mind_changed and self._triggers(mc, msg, r, self.pending):
             self.mind_changed, self.pending = True, False
             return self._wrapped(turn, say, dims, mc.say, lines, cold, answering=False)
 
-        if turn.goal_met:
+        if turn.goal_met and not self._more_left(sc):
             return self._leave(say, dims, say.pick(say.closing, dims, say.closing_default), replies, "stuck")
 
         parts: list[str] = []
@@ -157,7 +161,7 @@ class ScriptedUser:
 
         if r.confirm and not gave_preference and not told_on_proposal:
             if sc.accepts:
-                parts.append(say.accept)
+                parts.append(self._variant(replies, "accept", dims))
                 self.pending = True
             else:
                 parts.append(say.decline)
@@ -165,6 +169,12 @@ class ScriptedUser:
             # for a goal that changes the state, the state decides (goal_met), not the agent's words
             self.pending = False
             return self._leave(say, dims, " ".join(parts + [self._closing(say, dims, replies, r)]), replies, "stuck")
+        elif (r.closing or r.refusal or not r.question) and not parts and self._more_left(sc):
+            # one request handled (done, refused, "anything else?", or news with no question for it):
+            # a person with more to ask raises the next rather than saying "okay" and leaving
+            self.pending, self.idle_turns = False, 0
+            self.raised += 1
+            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=False)
         elif r.refusal and not parts:
             self.refusals += 1
             if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
@@ -182,8 +192,9 @@ class ScriptedUser:
             return self._leave(say, dims, self._closing(say, dims, replies, r), replies, "stuck")
 
         elif r.what_wanted and not parts:
-            # asked what it wants: the request again, in other words each time
-            parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(sc.request)}")
+            # asked what it wants: the request in hand again, in other words each time
+            current = sc.more_requests[self.raised - 1] if self.raised else sc.request
+            parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(current)}")
             return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
 
         progressed = bool(parts)
@@ -203,6 +214,10 @@ class ScriptedUser:
 
     # -- pieces ------------------------------------------------------------------------
 
+    def _more_left(self, sc: Any) -> bool:
+        """Requests of the scenario's ``more_requests`` not raised yet."""
+        return self.raised < len(getattr(sc, "more_requests", None) or [])
+
     def _closing(self, say: ScriptedWords, dims: dict[str, str], replies: Replies, r: Reading) -> str:
         """The persona taking a refusal ("Fine, I'm done here") when the agent's last word was
         one; else the persona's closing (good news, or something done)."""
@@ -211,12 +226,14 @@ class ScriptedUser:
         return say.pick(say.closing, dims, say.closing_default)
 
     @staticmethod
-    def _triggers(mc: Any, msg: str, r: Reading) -> bool:
+    def _triggers(mc: Any, msg: str, r: Reading, pending: bool = False) -> bool:
         if mc.when_asked and _has_any(msg, mc.when_asked):
             return True
         if not mc.topic and mc.act == "any":
             return False
         kind_ok = mc.act == "any" or (mc.act == "confirm" and r.confirm) or (mc.act == "refusal" and r.refusal)
+        # "done": the agent reports on a change the user agreed to (its yes is pending), not a new proposal
+        kind_ok |= mc.act == "done" and pending and not r.confirm
         return kind_ok and (mc.topic is None or mc.topic in r.mentioned)
 
     def _use_tool(self, turn: UserTurn, rec: Recogniser, use: Any, replies: Replies, dims: dict[str, str]) -> str:

@@ -150,8 +150,12 @@ class Domain:
         return build_template(self.base, self.seed_fn, self.seed)
 
     def template(self) -> bytes:
+        """The template database, built once per process (and kept on disk while the code that
+        builds it is unchanged: ``envs.state.template_cache``)."""
         if self.cache.template is None:
-            self.cache.template = self.build_template()
+            from envs.state.template_cache import cached_template
+
+            self.cache.template = cached_template(self)
         return self.cache.template
 
     def initial_bytes(self, task: Task) -> bytes:

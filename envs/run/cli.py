@@ -51,14 +51,48 @@ def main(argv: list[str] | None = None) -> int:
         check_flags(args)
         return _main(args, console)
     except SpecError as e:
+        _Doing.stop_all()  # the error line replaces the status line
         console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
+        _Doing.stop_all()
         console.print("[yellow]interrupted[/yellow]: finished episodes are saved; continue with --resume RUN_DIR")
         return 130
     finally:
+        _Doing.stop_all()
         while _HELD_LOCKS:
             _HELD_LOCKS.pop().release()
+
+
+class _Doing:
+    """One transient status line saying what the run is doing before its first episode (reading
+    the domain, checking the tasks, asking the model servers), so a wait is never silent; on a
+    terminal only, replaced by the next phase and gone when the progress bar starts."""
+
+    live: list["_Doing"] = []  # started and not yet stopped: main stops them before an error line
+
+    def __init__(self, console, quiet: bool) -> None:
+        self.console, self.quiet, self.status = console, quiet or not console.is_terminal, None
+        _Doing.live.append(self)
+
+    @classmethod
+    def stop_all(cls) -> None:
+        while cls.live:
+            cls.live.pop().done()
+
+    def __call__(self, what: str) -> None:
+        if self.quiet:
+            return
+        if self.status is None:
+            self.status = self.console.status(f"{what} ...")
+            self.status.start()
+        else:
+            self.status.update(f"{what} ...")
+
+    def done(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
 
 
 # The run folder's lock, held by ``_main`` until ``main`` returns.
@@ -78,8 +112,11 @@ def _main(args: argparse.Namespace, console) -> int:
 
     cfg = config_from_args(args)
     limits = limits_from_args(args, cfg.llm, bool(args.resume))
+    doing = _Doing(console, quiet=args.quiet or bool(args.worker_stdin))
+    doing(f"reading domain {cfg.domain}")
     domain = configure_domain(cfg, domain_options_from_args(args), bool(args.resume))
     if not args.worker_stdin:  # the parent checked the domain for its workers
+        doing(f"checking {domain.name}'s tasks (saved while their files are unchanged)")
         check_domain_before_run(cfg, domain, console)
     task_ids = select_tasks(domain.tasks, cfg.tasks, cfg.tags)
     if cfg.repeats < 1:
@@ -105,6 +142,7 @@ def _main(args: argparse.Namespace, console) -> int:
     if llm_context is not None and args.worker_stdin:
         llm_context.start_local()  # the parent ran the preflight for its workers
     elif llm_context is not None:
+        doing("asking the model servers whether the models are there")
         llm_context.preflight()  # fails fast, one line per role, before any episode starts
         from envs.run.limits import warn_unpriced
 
@@ -160,6 +198,9 @@ def _main(args: argparse.Namespace, console) -> int:
         console.print(f"resuming {run_dir}: {kept} episodes kept, {len(plan)} to play", soft_wrap=True)
     workers = max(1, min(workers_asked or 1, len(plan) or 1))
 
+    doing(f"building {domain.name}'s database")
+    domain.template()  # before the bar: its first seconds are not an episode's
+    doing.done()
     t0 = time.perf_counter()
     from envs.run.live import InFlight, LiveProgress, ended_line
 

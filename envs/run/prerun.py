@@ -10,10 +10,11 @@ def check_domain_before_run(cfg: RunConfig, domain, console) -> None:
     with the task lint (envs/spec/check.py), before any episode; SpecError lists every problem."""
     from envs.errors import SpecError
     from envs.run.flag_check import check_domain_flags
-    from envs.spec.check import check_domain
+    from envs.spec.check_cache import cached_check
 
     check_domain_flags(domain, cfg.calibration)
-    report = check_domain(domain, gold=False)  # the gold sets are calibration's, not the run's
+    # the gold sets are calibration's, not the run's; the same files checked before: the saved report
+    report = cached_check(domain, gold=False)
     if not report.ok:
         lines = "\n".join(report.problems)
         raise SpecError(f"{len(report.problems)} problems in domain {domain.name} (python -m envs.check --domain {domain.name}):\n{lines}")

@@ -100,7 +100,7 @@ def _date_from_policy_period(output, res, tool_texts: list[str], policy: str) ->
 
 def _user_knows(task: Task, gold: GoldPath) -> list[str]:
     sc = task.scenario
-    texts = [sc.request, *sc.known_facts, *(h.fact for h in sc.hidden_facts)]
+    texts = [sc.request, *sc.more_requests, *sc.known_facts, *(h.fact for h in sc.hidden_facts)]
     if sc.mind_change is not None:
         texts.append(sc.mind_change.say)
     texts += [c.output for c in gold.user_calls if c.ok]

@@ -28,7 +28,12 @@ def _fmt_error(path: Path, e: ValidationError, prefix: str = "") -> str:
 MAX_SPEC_BYTES = 4_000_000
 
 
-class _StrictLoader(yaml.SafeLoader):
+# libyaml's parser when PyYAML was built with it (about ten times faster: the spec files of a domain
+# took seconds to parse in pure Python); the constructors, and so the values, are SafeLoader's either way.
+_SafeBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_SafeBase):  # type: ignore[misc, valid-type]
     """``yaml.SafeLoader`` that refuses a key given twice in one mapping (instead of the last winning)."""
 
 
@@ -44,7 +49,7 @@ def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool =
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r} (first given on line {first})", key_node.start_mark
             )
-    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+    return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
@@ -67,7 +72,10 @@ def read_yaml(path: Path) -> Any:
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "yaml"
-        raise SpecError(f"{path}: {where}: {getattr(e, 'problem', None) or e}") from None
+        problem = getattr(e, "problem", None) or str(e)
+        if "nesting depth" in problem:  # libyaml's limit; the pure-Python parser hits RecursionError instead
+            raise SpecError(f"{path}: {where}: nested too deeply") from None
+        raise SpecError(f"{path}: {where}: {problem}") from None
     except RecursionError:
         raise SpecError(f"{path}: yaml: nested too deeply") from None
     except (ValueError, TypeError, OverflowError) as e:  # a constructor's failure (e.g. an impossible date)

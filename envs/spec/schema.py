@@ -77,12 +77,13 @@ class MindChange(Spec):
     """The user changes what they want the first time the agent proposes something.
 
     Triggered by an agent message of kind ``act`` (``confirm``: a "shall I ...?" request;
-    ``refusal``; ``any``) about ``topic`` (any topic when none), or containing any of
-    ``when_asked``. At least one of ``topic``, ``when_asked`` or an ``act`` other than any."""
+    ``refusal``; ``done``: the agent's report once the user has agreed to a change, i.e. a
+    change of mind after the action; ``any``) about ``topic`` (any topic when none), or containing
+    any of ``when_asked``. At least one of ``topic``, ``when_asked`` or an ``act`` other than any."""
 
     when_asked: list[str] = Field(default_factory=list)
     topic: str | None = None
-    act: Literal["confirm", "refusal", "any"] = "any"
+    act: Literal["confirm", "refusal", "done", "any"] = "any"
     say: str
 
     @model_validator(mode="after")
@@ -96,6 +97,9 @@ class Scenario(Spec):
     goal: str
     # The user's own words for the request (scripted user's opening line; LLM user's starting point).
     request: str
+    # Further requests of the same conversation, in the user's words, raised one at a time: the
+    # next once the agent has handled the one before (done it, refused it, or asked "anything else?").
+    more_requests: list[str] = Field(default_factory=list)
     known_facts: list[str] = Field(default_factory=list)
     hidden_facts: list[HiddenFact] = Field(default_factory=list)
     situations: list[str] = Field(default_factory=lambda: ["cooperative"])

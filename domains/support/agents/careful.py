@@ -21,7 +21,7 @@ from envs.records import AgentAction, ToolEvent
 
 from .base import ScriptedAgentBase, first_step
 from .careful_cases import CarefulCases
-from .reading import ANGER_RE, NO_RE, OFF_TOPIC_RE, PROVOCATION_RE, YES_RE, detect_intent, is_ambiguous
+from .reading import ANGER_RE, NO_RE, OFF_TOPIC_RE, PROVOCATION_RE, YES_RE, Facts, detect_intent, is_ambiguous
 
 
 class CarefulAgent(CarefulCases, ScriptedAgentBase):
@@ -54,6 +54,8 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.done_results: list[tuple[str, Any]] = []
         self.finished = False
         self.last_user = ""
+        self.request_from = 0  # index in facts.texts where the request in hand was raised
+        self.last_done: dict | None = None  # the remedy last carried out (a change of mind after it changes nothing)
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -123,6 +125,12 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self._absorb(view)
         self.last_user = view.last_user_message()
         latest = self.new_user_text
+        new_request = detect_intent(latest) if latest else None
+        if new_request and not self.queue and not self.awaiting_yes and (self.finished or self.intent is None) and self.verified:
+            # the last request is dealt with (done, or refused) and the customer raises another
+            self._start_request(new_request, latest)
+        if self.finished and latest and not new_request and (done := self._done_already(latest)):
+            return done
         if self.finished:
             return self._say("Thank you for contacting us. Is there anything else I can help you with?")
         self._update_intent(latest)
@@ -136,6 +144,35 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
             self._need_order,
         )
         return step if step is not None else self._handle_case()
+
+    def _done_already(self, latest: str) -> AgentAction | None:
+        """Another remedy asked for after one was issued: the policy keeps what was done, and says so."""
+        last = self.last_done
+        fresh = Facts()
+        fresh.read(latest)
+        if not last or last["kind"] != "remedy" or not fresh.preference or fresh.preference == last["pref"]:
+            return None
+        self.last_done = None  # said once
+        done = "refund" if last["pref"] == "refund" else "replacement"
+        return self._say(
+            f"I'm sorry, but the {done} for {last['names']} on order {last['oid']} has already been issued, and once "
+            f"a {done} has been issued it can't be swapped for a {fresh.preference}. I've left it as it is. "
+            "Is there anything else I can help you with?"
+        )
+
+    def _start_request(self, intent: str, latest: str) -> None:
+        """A further request in the same conversation: the customer stays verified, everything about
+        the last request (its order, questions, proposal, preference) is set aside."""
+        self.refused_before = self.refused_before and intent in ("human", "legal")  # a human after a refusal
+        self.intent, self.finished = intent, False
+        self.order = self.tracking = self.refund_info = None
+        self.doorstep = None
+        self.proposal, self.awaiting_yes, self.done_results = None, False, []
+        self.asked -= {"order", "order2", "item", "pref", "address", "doorstep", "what"}
+        fresh = Facts()
+        fresh.read(latest)
+        self.facts.preference = fresh.preference  # a remedy chosen for the last request is not this one's
+        self.request_from = max(0, len(self.facts.texts) - 1)
 
     def _update_intent(self, latest: str) -> None:
         """Take the intent of the customer's new messages; a change of mind replaces the pending proposal."""
@@ -344,6 +381,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
             )
         by = dict(results)
         oid = self.order["order_id"]
+        self.last_done = {"kind": kind, "pref": proposal.get("pref"), "names": proposal.get("names"), "oid": oid}
         # Re-read the order next time it matters: it changed.
         self.order = None
         self.tracking = None

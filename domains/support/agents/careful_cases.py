@@ -256,7 +256,8 @@ class CarefulCases:
         items = self.order["items"]
         if len(items) == 1:
             return items[0]
-        text = self.facts.all_text()
+        # what the customer said about the request in hand (an earlier request may name other items)
+        text = " ".join(self.facts.texts[getattr(self, "request_from", 0):]).lower()
         hits = [it for it in items if it["name"].lower() in text]
         if len(hits) != 1:
             hits = [it for it in items if item_noun(it["name"]) in text]

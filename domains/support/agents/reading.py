@@ -39,7 +39,8 @@ OFF_TOPIC_RE = re.compile(r"\b(weather|football|movie|recipe)\b", re.I)
 NEGATED_CANCEL = re.compile(r"\b(don'?t|do not|no need to|not) cancel\b", re.I)
 
 INTENTS: list[tuple[str, re.Pattern]] = [
-    ("legal", re.compile(r"\b(lawyer|attorney|sue you|legal action|small claims|court)\b", re.I)),
+    # "court" as a place to take someone, not a street ("12 Elm Court")
+    ("legal", re.compile(r"\b(lawyer|attorney|sue you|legal action|small claims|(?:to|in|into) court)\b", re.I)),
     ("human", re.compile(r"\b(human|real person|manager|supervisor)\b", re.I)),
     ("duplicate_charge", re.compile(
         r"\b(charged (me )?twice|double[- ]charged|two charges|charged two times|duplicate charge)\b", re.I)),

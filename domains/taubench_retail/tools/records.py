@@ -5,8 +5,9 @@ state. A record's text depends only on its rows, so while an episode has not tou
 (``EpisodeState.touched``: rows by primary key, or whole tables, kept exact by the state store) it
 reads exactly as it did in the bytes the episode was loaded from. Those texts are cached per loaded
 bytes object and shared by every episode loaded from it; a record the episode has touched is read
-fresh every time. The record is built by the exporter's own builders, so the tool output and the
-exported state stay one code path.
+fresh every time. A record's text is formatted from its rows in one pass (``record_text``, checked
+against the exporter on every record); a shape that formatter leaves alone is built by the
+exporter's own builders, so the tool output and the exported state never drift apart.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import models as m
+from .record_text import TEXT_OF
 from ..exporter import _DECODERS, RECORD_OF_TABLE, export_state, order_record, product_record, user_record
 
 # record kind -> [(table, index of the record's id in that table's primary key)]
@@ -130,8 +132,12 @@ def dump_record(session: Session, kind: str, record_id: str) -> str | None:
         out = texts.get((kind, record_id), _MISSING)
         if out is not _MISSING:
             return out  # type: ignore[return-value]
-    rec = read_record(st.conn, kind, record_id)
-    out = None if rec is None else json.dumps(rec)
+    out = TEXT_OF[kind](st.conn, record_id)  # formatted from the rows in one pass (record_text)
+    if out is None:  # a shape the formatter leaves to the exporter's builders
+        rec = read_record(st.conn, kind, record_id)
+        out = None if rec is None else json.dumps(rec)
+    else:
+        out = out or None  # "": no such record
     if cacheable:
         texts[(kind, record_id)] = out
     return out

@@ -1,0 +1,577 @@
+"""The support domain's task families: the hard tier, each family one template over the seeded data.
+
+A family draws its instances from the template database: a seeded customer (name, email, default
+address, card), seeded products (names, prices, stock) and a persona, with ``random.Random(seed)``.
+The orders a conversation is about are new rows the task's ``initial_state`` adds to that customer's
+account (a delivered order with a damaged item, one not yet dispatched, ...), dated relative to the
+domain's ``TODAY``; the customer's seeded orders stay beside them, as a real account holds older
+orders. The goal is the replay of the ``expected_actions`` the family writes, like any task's.
+
+Every goal follows from the policy, the tools and what the customer says: the customer names each
+order, item and preference it wants, or is asked for it by the policy's own steps (identity,
+refund or replacement). ``python -m envs.tasks --domain support --all --count 7 --seed 0`` writes
+the committed ``tasks/support/hard_*.yaml``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from envs.errors import SpecError
+from envs.spec.schema import Task
+
+TODAY = dt.date(2026, 6, 15)
+CARRIERS = {"UPS": "1Z", "USPS": "94", "FedEx": "FE", "DHL": "JD"}
+NEW_STREETS = ["18 Birch Lane", "402 Harbor View Drive", "7 Quarry Road", "1150 Elm Court", "63 Willow Way",
+               "29 Lakeshore Boulevard", "811 Cedar Hollow", "5 Foundry Street", "240 Meadow Run", "97 Orchard Place"]
+SIDE_SITUATIONS = ["impatient", "confused", "furious"]
+
+
+def money(cents: int) -> str:
+    return f"${cents / 100:,.2f}"
+
+
+# -- the seeded data a family draws from ------------------------------------------------------------
+
+
+@dataclass
+class Seeded:
+    """What the template database offers the families: eligible customers, products in stock, personas."""
+
+    customers: list[dict]
+    products: list[dict]
+    personas: list[Any]
+
+    @classmethod
+    def of(cls, domain: Any) -> "Seeded":
+        from sqlalchemy import text
+
+        from envs.state.database import EpisodeState
+
+        st = EpisodeState(domain.base, domain.template())
+        try:
+            conn = st.session.connection()
+            rows = conn.execute(text(
+                "select c.id, c.first_name, c.last_name, c.email, a.line1, a.city, a.state, a.zip, p.id, p.brand, p.last4 "
+                "from customers c join addresses a on a.customer_id = c.id and a.is_default "
+                "join payment_methods p on p.customer_id = c.id and p.status = 'active' and p.kind = 'card' "
+                "where c.status = 'active' order by c.id, p.id")).fetchall()
+            prods = conn.execute(text(
+                "select id, name, price_cents, stock from products where stock >= 5 order by id")).fetchall()
+        finally:
+            st.close()
+        seen, customers = set(), []
+        for r in rows:
+            if r[0] in seen or not (r[1].isalpha() and r[2].isalpha()):
+                continue
+            seen.add(r[0])
+            customers.append(dict(zip(("id", "first", "last", "email", "line1", "city", "state", "zip", "pm", "brand",
+                                       "last4"), r)))
+        products = [dict(zip(("id", "name", "price", "stock"), p)) for p in prods]
+        from envs.spec.personas import all_personas  # the domain's enumerated personas
+
+        personas = all_personas(domain.name)
+        return cls(customers, products, personas)
+
+
+# -- one instance: a customer and the orders its conversation is about -------------------------------
+
+
+@dataclass
+class Order:
+    id: str
+    items: list[dict]  # {id, product_id, name, quantity, unit_price_cents}
+    shipping_cents: int
+    state: str  # processing | label_created | in_transit | delivered | lost
+    delivered_days_ago: int | None = None
+    carrier: str = "UPS"
+
+    @property
+    def total(self) -> int:
+        return sum(it["quantity"] * it["unit_price_cents"] for it in self.items) + self.shipping_cents
+
+
+@dataclass
+class Instance:
+    """One task's world: a seeded customer, the orders added for it, the rows that add them."""
+
+    n: int  # the task's number within all families (keeps ids apart)
+    customer: dict
+    persona: Any
+    rng: random.Random
+    products: list[dict]
+    orders: list[Order] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list)
+
+    def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
+              damaged: str | None = None, first_refunded: bool = False) -> Order:
+        k = len(self.orders) + 1
+        stem = f"{7 + self.n // 1000}{self.n % 1000:03d}{k}"  # O-7FNNK: family, instance, order (8 past the 10th family)
+        oid = f"O-{stem}"
+        picks = self.rng.sample(self.products, n_items)
+        self.products = [p for p in self.products if p not in picks]  # no product twice in one task
+        items = [{"id": int(f"{stem}{j}"), "product_id": p["id"], "name": p["name"],
+                  "quantity": 1, "unit_price_cents": p["price"]} for j, p in enumerate(picks)]
+        carrier = self.rng.choice(sorted(CARRIERS))
+        o = Order(oid, items, shipping_cents, state, delivered_days_ago, carrier)
+        self.orders.append(o)
+        self._rows(o, damaged, items[0]["id"] if first_refunded else None)
+        return o
+
+    def _rows(self, o: Order, damaged: str | None, refunded_item: int | None) -> None:
+        c = self.customer
+        if o.state in ("processing", "label_created"):
+            placed = dt.datetime.combine(TODAY - dt.timedelta(days=self.rng.randint(1, 3)), dt.time(9, 30))
+            status = "processing"
+        elif o.state == "delivered":
+            placed = dt.datetime.combine(TODAY - dt.timedelta(days=o.delivered_days_ago + 4), dt.time(10, 15))
+            status = "delivered"
+        else:
+            placed = dt.datetime.combine(TODAY - dt.timedelta(days=self.rng.randint(8, 14)), dt.time(11, 0))
+            status = "shipped"
+        sub = sum(it["quantity"] * it["unit_price_cents"] for it in o.items)
+        add = self.rows.append
+        add({"table": "orders", "row": {
+            "id": o.id, "customer_id": c["id"], "placed_at": f"{placed:%Y-%m-%d %H:%M:%S}", "status": status,
+            "payment_method_id": c["pm"], "ship_line1": c["line1"], "ship_city": c["city"], "ship_state": c["state"],
+            "ship_zip": c["zip"], "subtotal_cents": sub, "shipping_cents": o.shipping_cents, "total_cents": o.total}})
+        for it in o.items:
+            row = {"id": it["id"], "order_id": o.id, "product_id": it["product_id"], "name": it["name"],
+                   "quantity": it["quantity"], "unit_price_cents": it["unit_price_cents"], "status": "ordered"}
+            if refunded_item is not None and it["id"] == refunded_item:
+                row["status"] = "refunded"
+            add({"table": "order_items", "row": row})
+        tn = f"{CARRIERS[o.carrier]}{o.id[2:]}{self.rng.randint(10**7, 10**8 - 1)}"
+        ship: dict[str, Any] = {"id": f"SH-{o.id[2:]}", "order_id": o.id, "carrier": o.carrier, "tracking_number": tn}
+        if o.state == "processing":
+            ship.update(status="label_created", estimated_delivery=f"{TODAY + dt.timedelta(days=5)}")
+        elif o.state == "label_created":
+            ship.update(status="label_created", estimated_delivery=f"{TODAY + dt.timedelta(days=4)}")
+        elif o.state == "in_transit":
+            ship.update(status="in_transit", shipped_at=f"{placed + dt.timedelta(days=1):%Y-%m-%d %H:%M:%S}",
+                        estimated_delivery=f"{TODAY + dt.timedelta(days=2)}")
+        elif o.state == "lost":
+            ship.update(status="lost", shipped_at=f"{placed + dt.timedelta(days=1):%Y-%m-%d %H:%M:%S}",
+                        estimated_delivery=f"{TODAY - dt.timedelta(days=3)}")
+        else:
+            delivered = dt.datetime.combine(TODAY - dt.timedelta(days=o.delivered_days_ago), dt.time(14, 20))
+            ship.update(status="delivered", shipped_at=f"{placed + dt.timedelta(days=1):%Y-%m-%d %H:%M:%S}",
+                        delivered_at=f"{delivered:%Y-%m-%d %H:%M:%S}", delivery_note="front door")
+            add({"table": "home_deliveries", "row": {
+                "id": int(f"7{o.id[2:]}"), "order_id": o.id, "location": "front_door", "neighbour": None, "in_hand": True,
+                "missing_items": None, "damaged_items": damaged, "collected_at": f"{delivered:%Y-%m-%d %H:%M:%S}"}})
+        add({"table": "shipments", "row": ship})
+        add({"table": "charges", "row": {
+            "id": f"CH-{o.id[2:]}", "order_id": o.id, "payment_method_id": c["pm"], "amount_cents": o.total,
+            "status": "captured", "created_at": f"{placed + dt.timedelta(minutes=2):%Y-%m-%d %H:%M:%S}"}})
+        if refunded_item is not None:
+            it = next(i for i in o.items if i["id"] == refunded_item)
+            rid = int(f"7{o.id[2:]}")
+            add({"table": "refunds", "row": {
+                "id": rid, "order_id": o.id, "charge_id": None, "amount_cents": it["unit_price_cents"],
+                "destination": "original_payment", "reason": "damaged", "status": "completed",
+                "created_at": f"{placed + dt.timedelta(days=6):%Y-%m-%d %H:%M:%S}",
+                "expected_post_by": f"{(placed + dt.timedelta(days=13)).date()}"}})
+
+    # -- the pieces of a task ------------------------------------------------------------------
+
+    def identity_facts(self) -> list[dict]:
+        c = self.customer
+        return [
+            {"id": "email", "fact": f"My email is {c['email']}.", "topic": "email", "asked_by": ["email"]},
+            {"id": "zip", "fact": f"My zip code is {c['zip']}.", "topic": "zip", "asked_by": ["zip"]},
+            {"id": "name", "fact": f"My name is {c['first']} {c['last']}.", "topic": "name", "asked_by": ["name"]},
+        ]
+
+    def new_address(self) -> tuple[str, str, str, str]:
+        c = self.customer
+        street = self.rng.choice(NEW_STREETS)
+        return street, c["city"], c["state"], c["zip"][:3] + f"{(int(c['zip'][3:]) + 7) % 100:02d}"
+
+    def lookup(self) -> list[dict]:
+        return [{"name": "find_customer_by_email", "arguments": {"email": self.customer["email"]}}]
+
+
+def address_words(addr: tuple[str, str, str, str]) -> str:
+    return f"{addr[0]}, {addr[1]}, {addr[2]} {addr[3]}"
+
+
+def cancel(o: Order) -> list[dict]:
+    return [{"name": "get_order", "arguments": {"order_id": o.id}},
+            {"name": "cancel_order", "arguments": {"order_id": o.id}}]
+
+
+def change_address(o: Order, addr: tuple[str, str, str, str]) -> list[dict]:
+    return [{"name": "get_order", "arguments": {"order_id": o.id}},
+            {"name": "change_shipping_address", "arguments": {
+                "order_id": o.id, "line1": addr[0], "city": addr[1], "state": addr[2], "zip": addr[3]}}]
+
+
+def refund(o: Order, items: list[dict], reason: str, destination: str = "original_payment") -> list[dict]:
+    return [{"name": "get_order", "arguments": {"order_id": o.id}},
+            {"name": "refund_items", "arguments": {"order_id": o.id, "item_ids": [it["id"] for it in items],
+                                                   "destination": destination, "reason": reason}}]
+
+
+def replace(o: Order, items: list[dict], reason: str) -> list[dict]:
+    return [{"name": "get_order", "arguments": {"order_id": o.id}},
+            {"name": "send_replacement", "arguments": {"order_id": o.id, "item_ids": [it["id"] for it in items],
+                                                       "reason": reason}}]
+
+
+# -- a family: its template, and the instances it is built over -------------------------------------
+
+
+@dataclass
+class SupportFamily:
+    """One template of hard support tasks (``envs.domain.families.TaskFamily``)."""
+
+    name: str
+    description: str
+    build: Callable[[Instance], dict]  # the task's fields (scenario, actions, outputs, ...) for one instance
+    offset: int  # keeps this family's order ids apart from the others'
+    personas: Callable[[Any], bool] = lambda p: True
+    relies_on: tuple[str, ...] = ()
+
+    def generate(self, domain: Any, count: int, seed: int) -> list[Task]:
+        data = Seeded.of(domain)
+        personas = [p for p in data.personas if self.personas(p)]
+        # order ids are O-7FNNK (family, instance, order): 99 instances a family at most
+        if count > len(data.customers) or count > 99:
+            have = min(len(data.customers), 99)
+            raise SpecError(f"family {self.name}: the data holds {have} instances, asked for {count}")
+        rng = random.Random(f"{self.name}:{seed}")
+        customers = rng.sample(data.customers, count)
+        tasks = []
+        for i, cust in enumerate(customers, 1):
+            inst = Instance(self.offset + i, cust, rng.choice(personas), random.Random(f"{self.name}:{seed}:{i}"),
+                            list(data.products))
+            body = self.build(inst)
+            sc = body.pop("scenario")
+            sc.setdefault("hidden_facts", inst.identity_facts())
+            sc.setdefault("situations", ["cooperative", inst.rng.choice(SIDE_SITUATIONS)])
+            task = {
+                "id": f"hard_{self.name}_{i:02d}",
+                "domain": "support",
+                "description": body.pop("description"),
+                "persona": inst.persona.id,
+                "tags": ["hard", self.name],
+                "relies_on": list(self.relies_on),
+                "catches": ["eager"],
+                "scenario": sc,
+                "initial_state": {"insert": inst.rows},
+                "expected_actions": inst.lookup() + body.pop("actions"),
+                **body,
+            }
+            tasks.append(Task.model_validate(task))
+        return tasks
+
+
+# -- the templates -----------------------------------------------------------------------------------
+
+
+def _damaged_order(inst: Instance, n_items: int = 2, days: int | None = None, shipping: int = 0) -> tuple[Order, dict]:
+    days = days if days is not None else inst.rng.randint(3, 20)
+    o = inst.order("delivered", n_items=n_items, shipping_cents=shipping, delivered_days_ago=days)
+    item = inst.rng.choice(o.items)
+    for r in inst.rows:
+        if r["table"] == "home_deliveries" and r["row"]["order_id"] == o.id:
+            r["row"]["damaged_items"] = item["name"]
+    return o, item
+
+
+def cancel_and_address(inst: Instance) -> dict:
+    a = inst.order("processing", n_items=inst.rng.randint(1, 2))
+    b = inst.order("processing")
+    addr = inst.new_address()
+    return {
+        "description": f"Two requests: cancel {a.id}, then ship {b.id} to a new address.",
+        "scenario": {
+            "goal": f"Cancel order {a.id}; have order {b.id} shipped to {address_words(addr)}.",
+            "request": f"Hi, I need to cancel order {a.id}, please.",
+            "more_requests": [f"One more thing: I've moved, so order {b.id} should go to my new place. "
+                              f"The new address is {address_words(addr)}."],
+            "max_turns": 30,
+        },
+        "actions": cancel(a) + change_address(b, addr),
+        "outputs": [money(a.total)],
+    }
+
+
+def cancel_and_damaged_refund(inst: Instance) -> dict:
+    a, item = _damaged_order(inst, n_items=2)
+    b = inst.order("processing")
+    return {
+        "description": f"A damaged item of a two-item order refunded (that item only), then another order cancelled.",
+        "scenario": {
+            "goal": f"A refund for the damaged {item['name']} of {a.id}; order {b.id} cancelled.",
+            "request": f"The {item['name']} from order {a.id} arrived damaged. I'd like a refund for it.",
+            "more_requests": [f"Also, please cancel order {b.id}; I don't need it any more."],
+            "max_turns": 30,
+        },
+        "actions": refund(a, [item], "damaged") + cancel(b),
+        "outputs": [money(item["unit_price_cents"]), money(b.total)],
+    }
+
+
+def three_requests(inst: Instance) -> dict:
+    a = inst.order("processing")
+    b, item = _damaged_order(inst, n_items=2)
+    c = inst.order("processing")
+    addr = inst.new_address()
+    return {
+        "description": "Three requests in one conversation: a cancellation, a damaged item refunded, an address change.",
+        "scenario": {
+            "goal": f"Cancel {a.id}; refund the damaged {item['name']} of {b.id}; ship {c.id} to {address_words(addr)}.",
+            "request": f"I have a few things today. First, please cancel order {a.id}.",
+            "more_requests": [
+                f"Next: the {item['name']} from order {b.id} arrived damaged. A refund for it, please.",
+                f"Last one: order {c.id} needs to go to my new address instead. The new address is {address_words(addr)}.",
+            ],
+            "max_turns": 40,
+        },
+        "actions": cancel(a) + refund(b, [item], "damaged") + change_address(c, addr),
+        "outputs": [money(a.total), money(item["unit_price_cents"])],
+    }
+
+
+def lost_parcel_and_address(inst: Instance) -> dict:
+    a = inst.order("lost", n_items=inst.rng.randint(1, 2), shipping_cents=inst.rng.choice([0, 599, 899]))
+    b = inst.order("processing")
+    addr = inst.new_address()
+    want_refund = inst.rng.random() < 0.5
+    pref = "I'd like a refund, please." if want_refund else "I'd like a replacement, please."
+    remedy = (refund(a, a.items, "lost_package") if want_refund else replace(a, a.items, "lost_package"))[1:]
+    return {
+        "description": f"A parcel the carrier lost (claim plus the {'refund' if want_refund else 'replacement'} "
+                       "the customer chooses), then an address change on another order.",
+        "scenario": {
+            "goal": f"Order {a.id} was lost: a carrier claim and a {'refund' if want_refund else 'replacement'}; "
+                    f"order {b.id} shipped to {address_words(addr)}.",
+            "request": f"My order {a.id} never arrived and the tracking hasn't moved in days. What's going on?",
+            "hidden_facts": inst.identity_facts() + [
+                {"id": "preference", "fact": pref, "topic": "remedy"}],
+            "more_requests": [f"While I have you: please send order {b.id} to my new address. "
+                              f"The new address is {address_words(addr)}."],
+            "max_turns": 36,
+        },
+        "actions": [{"name": "get_order", "arguments": {"order_id": a.id}}] + remedy
+        + [{"name": "open_carrier_claim", "arguments": {"order_id": a.id, "reason": "lost_in_transit"}}]
+        + change_address(b, addr),
+        "outputs": [money(a.total)] if want_refund else [],
+    }
+
+
+def _transposed(oid: str, taken: set[str]) -> str:
+    """``oid`` with two neighbouring digits swapped (the slip a memory makes), naming no order of the account."""
+    for i in (-1, -2, -3, -4):
+        d = list(oid[2:])
+        d[i], d[i - 1] = d[i - 1], d[i]
+        wrong = "O-" + "".join(d)
+        if wrong != oid and wrong not in taken:
+            return wrong
+    return "O-" + oid[2:-1] + str((int(oid[-1]) + 5) % 10)
+
+
+def wrong_order_number_first(inst: Instance) -> dict:
+    a, item = _damaged_order(inst, n_items=2)
+    b = inst.order("processing")
+    wrong = _transposed(a.id, {o.id for o in inst.orders})
+    return {
+        "description": f"A shaky memory: the customer quotes {wrong} (no such order), corrects it to {a.id} when told "
+                       "it was not found; a replacement of the damaged item, then a cancellation.",
+        "scenario": {
+            "goal": f"A replacement for the damaged {item['name']} of {a.id}; order {b.id} cancelled.",
+            "request": f"The {item['name']} from order {wrong} arrived damaged. Could you send me a replacement?",
+            "hidden_facts": inst.identity_facts() + [
+                {"id": "correct_order", "fact": f"Oh, sorry, I must have mixed up the digits: it's order {a.id}.",
+                 "topic": "order_number", "asked_by": ["the order number"]}],
+            "more_requests": [f"And could you cancel order {b.id}, please?"],
+            "max_turns": 34,
+        },
+        "actions": replace(a, [item], "damaged") + cancel(b),
+        "outputs": [money(b.total)],
+    }
+
+
+def mind_change_at_proposal(inst: Instance) -> dict:
+    a, item = _damaged_order(inst, n_items=2)
+    b = inst.order("processing")
+    addr = inst.new_address()
+    return {
+        "description": "A change of mind: a refund is asked for, a replacement wanted once the refund is proposed; "
+                       "then an address change on another order.",
+        "scenario": {
+            "goal": f"The damaged {item['name']} of {a.id} replaced (not refunded); {b.id} shipped to {address_words(addr)}.",
+            "request": f"The {item['name']} from order {a.id} arrived damaged. I'd like a refund.",
+            "mind_change": {"act": "confirm", "topic": "refund",
+                            "say": "Hmm, on second thought I'd rather have a replacement instead of the money."},
+            "situations": ["changes_mind"],
+            "more_requests": [f"Oh, and order {b.id} should go to my new address. The new address is {address_words(addr)}."],
+            "max_turns": 34,
+        },
+        "actions": replace(a, [item], "damaged") + change_address(b, addr),
+    }
+
+
+def mind_change_after_done(inst: Instance) -> dict:
+    a, item = _damaged_order(inst, n_items=2)
+    b = inst.order("processing")
+    return {
+        "description": "A change of mind after the action: once the refund of a damaged item is issued, the customer "
+                       "wants a replacement instead (the policy keeps what was done); then a cancellation.",
+        "scenario": {
+            "goal": f"The damaged {item['name']} of {a.id} refunded (and not also replaced); {b.id} cancelled.",
+            "request": f"The {item['name']} from order {a.id} arrived damaged. I'd like a refund for it.",
+            "mind_change": {"act": "done", "topic": "refund",
+                            "say": "Actually, now that I think about it, could you send me a replacement instead? "
+                                   "I'd rather have the item."},
+            "situations": ["changes_mind"],
+            "more_requests": [f"Alright. Then please cancel order {b.id}."],
+            "max_turns": 34,
+        },
+        "actions": refund(a, [item], "damaged") + cancel(b),
+        "outputs": [money(item["unit_price_cents"]), money(b.total)],
+    }
+
+
+def partly_outside_policy(inst: Instance) -> dict:
+    a, item_a = _damaged_order(inst, n_items=1, days=inst.rng.randint(5, 25))
+    b, item_b = _damaged_order(inst, n_items=1, days=inst.rng.randint(31, 40))
+    return {
+        "description": "Partly inside the policy: a damaged item within the window refunded, one delivered over 30 "
+                       "days ago declined; the customer then asks for a human about it (outside_policy_exception).",
+        "scenario": {
+            "goal": f"A refund for the {item_a['name']} of {a.id}; the late claim on {b.id} declined, then passed to a human.",
+            "request": f"Two of my deliveries came damaged. The {item_a['name']} from order {a.id}: I'd like a refund for that.",
+            "more_requests": [
+                f"The other one is the {item_b['name']} from order {b.id}, also damaged. I'd like a refund for it too.",
+                f"I'd like a human to look at order {b.id}, then.",
+            ],
+            "max_turns": 36,
+        },
+        "actions": refund(a, [item_a], "damaged") + [
+            {"name": "get_order", "arguments": {"order_id": b.id}},
+            {"name": "escalate_to_human", "arguments": {
+                "customer_id": inst.customer["id"], "reason": "outside_policy_exception", "order_id": b.id,
+                "summary": f"Refund for the damaged {item_b['name']} of {b.id} asked for outside the 30-day window; "
+                           "customer asked for a human."}}],
+        "outputs": [money(item_a["unit_price_cents"])],
+        "ignore_columns": ["escalations.summary"],
+    }
+
+
+def window_boundary(inst: Instance) -> dict:
+    a, item = _damaged_order(inst, n_items=2, days=30)
+    b = inst.order("label_created")
+    return {
+        "description": "Boundaries: a damaged item delivered exactly 30 days ago (the last day of the window: still "
+                       "refundable), and an order whose label is created but not dispatched (still cancellable).",
+        "scenario": {
+            "goal": f"A refund for the damaged {item['name']} of {a.id} (day 30 of the window); {b.id} cancelled.",
+            "request": f"The {item['name']} from order {a.id} was damaged when it came. I know it's been a while: "
+                       "can I still get a refund?",
+            "more_requests": [f"And order {b.id}: the tracking shows a label, but please cancel it if you still can."],
+            "max_turns": 30,
+        },
+        "actions": refund(a, [item], "damaged") + cancel(b),
+        "outputs": [money(item["unit_price_cents"]), money(b.total)],
+    }
+
+
+def last_item_with_shipping(inst: Instance) -> dict:
+    shipping = inst.rng.choice([599, 799, 999])
+    a = inst.order("delivered", n_items=2, shipping_cents=shipping, delivered_days_ago=inst.rng.randint(6, 20),
+                   first_refunded=True)  # the first item was refunded earlier
+    item = a.items[1]
+    for r in inst.rows:
+        if r["table"] == "home_deliveries" and r["row"]["order_id"] == a.id:
+            r["row"]["damaged_items"] = item["name"]
+    b = inst.order("processing")
+    amount = item["unit_price_cents"] + shipping
+    return {
+        "description": "An amount to work out: the last unrefunded item of an order is refunded, so the shipping fee "
+                       f"comes back with it ({money(item['unit_price_cents'])} + {money(shipping)}); then a cancellation.",
+        "scenario": {
+            "goal": f"A refund of the damaged {item['name']} of {a.id} with the shipping fee ({money(amount)}); "
+                    f"{b.id} cancelled.",
+            "request": f"The {item['name']} from order {a.id} arrived damaged. The other thing in that order was already "
+                       "refunded. Can I get a refund for this one as well?",
+            "more_requests": [f"Also, please cancel order {b.id}."],
+            "max_turns": 30,
+        },
+        "actions": refund(a, [item], "damaged") + cancel(b),
+        "outputs": [money(amount), money(b.total)],
+    }
+
+
+def store_credit_said_early(inst: Instance) -> dict:
+    a = inst.order("processing")
+    b, item = _damaged_order(inst, n_items=2)
+    c = inst.order("processing")
+    addr = inst.new_address()
+    return {
+        "description": "A long conversation whose first line matters late: the customer asks up front for any refund "
+                       "as store credit; the damaged-item refund two requests later goes there, the cancellation's to "
+                       "the card (cancellations refund the original payment).",
+        "scenario": {
+            "goal": f"{a.id} shipped to {address_words(addr)}; the damaged {item['name']} of {b.id} refunded as store "
+                    f"credit; {c.id} cancelled.",
+            "request": f"Hello. Before we start: any refund you give me today, I'd like as store credit. First, order "
+                       f"{a.id} needs to go to my new address. The new address is {address_words(addr)}.",
+            "more_requests": [
+                f"Next, the {item['name']} from order {b.id} arrived damaged. I'd like a refund for it.",
+                f"And last, please cancel order {c.id}.",
+            ],
+            "max_turns": 40,
+        },
+        "actions": change_address(a, addr) + refund(b, [item], "damaged", "store_credit") + cancel(c),
+        "outputs": [money(item["unit_price_cents"]), money(c.total)],
+    }
+
+
+_SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
+_FAMILIES = [
+    # the number after each template keeps its order ids apart from the other families'
+    SupportFamily("cancel_and_address", "two requests: cancel one order, change the address on another",
+                  cancel_and_address, 0, relies_on=("Identity first", "Cancellation", "Shipping address")),
+    SupportFamily("damaged_and_cancel", "a damaged item of a two-item order refunded (that item only), then a cancellation",
+                  cancel_and_damaged_refund, 100,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Cancellation")),
+    SupportFamily("three_requests", "three requests in one conversation: cancel, refund a damaged item, change an address",
+                  three_requests, 200,
+                  relies_on=("Identity first", "Cancellation", "Missing or damaged item", "Shipping address")),
+    SupportFamily("lost_and_address", "a lost parcel (claim plus the remedy the customer chooses), then an address change",
+                  lost_parcel_and_address, 300,
+                  relies_on=("Identity first", "Lost by the carrier", "Refund or replacement", "Shipping address")),
+    SupportFamily("wrong_order_first", "shaky memory: a wrong order number first, the right one once told it was not found",
+                  wrong_order_number_first, 400, personas=_SHAKY,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Cancellation")),
+    SupportFamily("mind_change", "a change of mind once a refund is proposed (a replacement instead), then an address change",
+                  mind_change_at_proposal, 500,
+                  relies_on=("Understand the request before acting", "Missing or damaged item", "Refund or replacement",
+                             "Shipping address")),
+    SupportFamily("mind_change_after_done", "a change of mind after a refund was issued (nothing swapped), then a cancellation",
+                  mind_change_after_done, 1000,
+                  relies_on=("Missing or damaged item", "Refund or replacement", "Cancellation")),
+    SupportFamily("partly_outside", "one refund inside the window, one outside it declined, then a human asked for",
+                  partly_outside_policy, 600,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund window", "Escalation")),
+    SupportFamily("window_boundary", "day 30 of the refund window and a label created but not dispatched",
+                  window_boundary, 700,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund window", "Cancellation")),
+    SupportFamily("last_item_shipping", "the last unrefunded item refunded with the order's shipping fee, then a cancellation",
+                  last_item_with_shipping, 800,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Cancellation")),
+    SupportFamily("store_credit_early", "a long conversation: store credit asked for first, applied to a refund two requests later",
+                  store_credit_said_early, 900,
+                  relies_on=("Identity first", "Shipping address", "Missing or damaged item", "Cancellation")),
+]
+
+
+def families() -> dict[str, SupportFamily]:
+    """The support families by name (``Domain.families``)."""
+    return {f.name: f for f in _FAMILIES}
