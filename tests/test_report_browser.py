@@ -91,7 +91,7 @@ def _page(browser, run: Path, width: int, height: int):
 def test_report_in_browser(browser, support_run, tmp_path, width, height):
     pg, errors, _ = _page(browser, support_run, width, height)
     recs = [json.loads(l) for l in (support_run / "episodes.jsonl").read_text().splitlines()]
-    assert pg.locator(".cell").count() == len(recs) == 70
+    assert pg.locator(".cell").count() == len(recs) > 0
     n_fail = sum(1 for r in recs if r["status"] == "ok" and r["reward"] < 1)
     assert pg.locator(".cell.fail").count() == n_fail > 0
     assert pg.evaluate("document.documentElement.scrollWidth") <= width  # nothing overflows sideways
