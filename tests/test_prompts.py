@@ -321,3 +321,19 @@ def test_user_prompt_of_every_shipped_task_names_no_internal_id_in_a_user_tool(d
             for m in _re.finditer(r"\b(\w+_id)\b", text):
                 assert m.group(1) in entities, (tid, m.group(1))
             assert not _re.search(r"\bC-\d{5}\b", text), tid
+
+
+def test_judge_prompt_of_prefer_rules_with_judge():
+    from envs.domain import get_domain
+
+    import json
+
+    from envs.prompts import build as build_requests
+
+    domain = get_domain("support")
+    prefer = {r.id for r in domain.rules.values() if r.check is not None and r.judge == "prefer"}
+    plain = build_requests("support", "sup_ambig_one_item", "judge", turn=0)[0]
+    judged = build_requests("support", "sup_ambig_one_item", "judge", turn=0, with_judge=True)[0]
+    sent = {rid for rid in prefer if f"[RULE {rid}]" in json.dumps(judged["messages"])}
+    assert sent and not any(f"[RULE {rid}]" in json.dumps(plain["messages"]) for rid in prefer)
+    assert "with --judge, sent to the judge: " in plain["what"] and all(r in plain["what"] for r in sent)
