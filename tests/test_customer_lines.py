@@ -136,3 +136,22 @@ def test_base_task_goals_settle_every_choice_that_is_the_users(support):
     t = support.tasks["sup_lost_parcel_refund"]
     bare = t.model_copy(update={"scenario": t.scenario.model_copy(update={"goal": "Get the money back for a lost parcel."})})
     assert any("destination 'original_payment'" in x for x in open_choices(support, bare, "t"))
+
+
+MULTI = "hard_store_credit_early_03"  # three requests; the second a damaged-item refund
+
+
+@pytest.mark.parametrize("question", [
+    "What else can I help you with?",
+    "Anything more I can do for you today?",
+    "Is there an order with an item you'd like refunded?",
+])
+def test_a_customer_with_a_request_to_come_raises_it_when_asked_in_other_words(support, question):
+    """A blind agent's "What else can I help you with?" got "I'm not sure, sorry." and a question about
+    the refund still to come got "I don't know": a person with more to ask says it."""
+    t = support.tasks[MULTI]
+    u = ScriptedUser()
+    p = P(verbosity="normal")
+    say(u, support, t, p, None)
+    r = say(u, support, t, p, f"Your order's shipping address is updated. {question}").content
+    assert "lamp" in r.lower() and "refund" in r.lower(), r

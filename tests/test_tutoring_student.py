@@ -318,3 +318,21 @@ def test_paraphrasing_tutor_scores_like_the_socratic_one(dom):
     assert not [x for x in tutor_lines for pat, _ in SENTENCES if re.search(pat, x)]
     assert not [x for x in tutor_lines for m in misconceptions().values() if m.hint in x]
     assert revisions >= 100
+
+
+@pytest.mark.parametrize("praise", [
+    "Well done on the first step! {w} isn't the answer yet, though: which operation matches paying for each van?",
+    "Nice work fixing that part. But {w} is not the total: look at the last step again.",
+])
+def test_praise_for_a_step_beside_a_wrong_answer_called_wrong_is_no_confirmation(dom, praise):
+    """A blind tutor's "well done" for a fixed step, in the message that called the new answer not the
+    cost, was heard as a yes: "Nice, so I was right! Bye!". A student stays while its answer is called not it."""
+    from domains.tutoring.student import ScriptedStudent
+
+    task = _first(dom, "remainder_ignored")
+    s, events = ScriptedStudent(), []
+    _student_turn(dom, task, s, None, "makes_mistake", 0, events)
+    wrong = s.stated[-1]
+    assert not s.is_right(wrong)
+    r = _student_turn(dom, task, s, praise.format(w=wrong), "makes_mistake", 1, events)
+    assert not r.stop, r.content

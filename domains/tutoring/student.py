@@ -274,7 +274,8 @@ class ScriptedStudent:
 
         # The tutor confirms the answer the student gave (in a statement, not a question): happy, done.
         verdicts = " ".join(x for x in re.split(r"(?<=[.!?])\s+", msg) if not x.rstrip().endswith("?"))
-        if self.stated and self._confirmed(turn, msg, verdicts) and not NEGATIVE.search(verdicts):
+        if (self.stated and self._confirmed(turn, msg, verdicts) and not NEGATIVE.search(verdicts)
+                and not self._denied(msg)):
             # a goodbye plays no drawn situation: labelled as none
             if self.is_right(self.stated[-1]):
                 return UserReply(self._closing(turn), stop=True, relabel=True, played=None)
@@ -390,6 +391,14 @@ class ScriptedStudent:
         # a plain "Yes" answers its last message when that asked something or gave its answer
         gave = parse_number(self.stated[-1]) in numbers_in(mine)
         return bool(re.match(r"\s*yes\b", msg, re.I)) and ("?" in mine or gave)
+
+    def _denied(self, msg: str) -> bool:
+        """Whether the tutor says its last answer is not it ("45 isn't the cost, though"): praise for a
+        step in the same message ("well done") confirms the step, not that answer. Read in the whole
+        message: the denial often shares its sentence with the question that follows it."""
+        last = re.escape(self.stated[-1])
+        return bool(re.search(rf"(?<![\d.]){last}(?![\d.])[^.?!]{{0,30}}\b(?:isn'?t|is not|was not|wasn'?t|aren'?t|are not)\b",
+                              msg, re.I))
 
     def _closing(self, turn: UserTurn) -> str:
         """Its thanks at the end (one of several, drawn with the episode's rng)."""

@@ -200,6 +200,12 @@ class ScriptedUser:
         elif r.refusal and not parts and r.choice:
             # a refusal that offers other remedies: not "is there really nothing you can do?"
             parts.append(self._variant(replies, "no_preference", dims))
+        elif r.question and not parts and self._more_left(sc) and r.topics & self._next_request_topics(sc, rec):
+            # asked about what it has yet to raise ("is there an item you'd like refunded?"): a person
+            # with that request in mind brings it up rather than saying "I don't know"
+            self.pending, self.idle_turns = False, 0
+            self.raised += 1
+            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=True)
         elif r.refusal and not parts:
             self.refusals += 1
             if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
@@ -238,6 +244,10 @@ class ScriptedUser:
         return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=progressed and r.question)
 
     # -- pieces ------------------------------------------------------------------------
+
+    def _next_request_topics(self, sc: Any, rec: Recogniser) -> set[str]:
+        """The topics the next request not yet raised names (what a question about it would ask)."""
+        return rec.read(sc.more_requests[self.raised]).mentioned
 
     def _more_left(self, sc: Any) -> bool:
         """Requests of the scenario's ``more_requests`` not raised yet."""

@@ -145,6 +145,10 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\b(?:is there|was there|do you have|do you need|can I (?:help (?:you )?with|do)) (?:anything|something) else\b",
         r"\banything else (?:I|we) (?:can|could)\b", r"\banything else\??\s*$", r"\bany other (?:questions?|issues?|thing)\b",
         r"\bis that everything\b", r"\bwas there anything\b", r"\bother than that\b.*\?", r"\bhave a (?:good|great|nice)\b",
+        # "what else can I help you with?", "anything more I can do?": the same question in other words
+        r"\bwhat else (?:can|could|may|shall|should) (?:I|we)\b", r"\bwhat else (?:do|did|would) you (?:need|want|have)\b",
+        r"\banything (?:more|further) (?:I|we) (?:can|could)\b", r"\b(?:help|assist) (?:you )?with anything (?:else|more)\b",
+        r"\bis there (?:more|something more) (?:I|we) can\b",
         r"\bthanks? for (?:contacting|reaching|getting in touch|your patience)\b", r"\bglad (?:I|we) could help\b",
     ],
 }
