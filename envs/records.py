@@ -241,6 +241,17 @@ class EpisodeRecord(Record):
     attempt: int = 1
 
 
+class EpisodeOutcome(BaseModel):
+    """The few fields of an ``EpisodeRecord`` that a per-task success count needs (``envs.compare``
+    reads a run's records as these: the rest of each line is skipped, not built)."""
+
+    model_config = ConfigDict(extra="ignore")
+    task_id: str
+    repeat: int
+    status: Literal["ok", "error"] = "ok"
+    reward: float = 0.0
+
+
 # -- the run summary (summary.json) -------------------------------------------------
 # Read back by envs.report (terminal, HTML, compare) and graders.calibrate
 # (apply_calibration); it lives here so graders need nothing from envs.report.
