@@ -71,3 +71,17 @@ def test_compare_counts_from_outcomes_equal_full_records(runs, name):
     light = task_counts(store.iter_latest(view=EpisodeOutcome))
     assert light == task_counts(store.iter_latest())
     assert _trials(light) == _trials(list(store.iter_latest()))
+
+
+@pytest.mark.parametrize("name", [*RUNS])
+def test_compare_reads_the_summary_fields_it_uses_as_written(runs, name):
+    from envs.report.compare import _COMPARED_FIELDS, _compared_summary
+    from envs.report.summary import read_summary, write_summary
+
+    store = RunStore(runs[name])
+    cfg = store.read_config()
+    write_summary(runs[name], summarize(store.iter_latest(), cfg, domain=configure_domain(cfg, {}, False)))
+    full = read_summary(runs[name])
+    narrow = _compared_summary().model_validate_json((runs[name] / "summary.json").read_bytes())
+    for field in _COMPARED_FIELDS:
+        assert getattr(narrow, field) == getattr(full, field), field

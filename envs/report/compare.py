@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from envs.errors import SpecError
 from envs.records import RunSummary
@@ -30,7 +31,7 @@ from envs.report.summary import natural_key
 from graders.statistics import fisher_exact, paired_permutation
 
 
-def _load(run_dir: Path) -> tuple[RunSummary, dict[str, list[int]]]:
+def _load(run_dir: Path) -> tuple[Any, dict[str, list[int]]]:
     """The run's summary, and per task [episodes, successes] over its newest records (streamed: each
     line read as an ``EpisodeOutcome``, so memory holds counts, not records)."""
     s = run_dir / "summary.json"
@@ -38,16 +39,28 @@ def _load(run_dir: Path) -> tuple[RunSummary, dict[str, list[int]]]:
     if not s.exists() or not e.exists():
         raise SpecError(f"{run_dir}: not a finished run (needs summary.json and episodes.jsonl)")
     from envs.records import EpisodeOutcome
-    from envs.report.summary import read_summary
     from envs.run.store import RunStore
 
     try:
-        summary = read_summary(run_dir)
+        summary = _compared_summary().model_validate_json(s.read_bytes())
     except ValueError as e:  # pydantic's ValidationError, or JSON that does not parse
         raise SpecError(f"{s}: not a run summary ({str(e).splitlines()[0]})") from None
     store = RunStore(run_dir)
     store.repair_tail()
     return summary, task_counts(store.iter_latest(view=EpisodeOutcome))
+
+
+# What compare reads of a summary.json: the rest (the simulator block lists every failed episode's
+# cause, hundreds of MB at 100,000 episodes) is skipped, not built.
+_COMPARED_FIELDS = ("domain", "actors", "pass_hat_k", "errors", "rules", "rule_names", "variance")
+
+
+def _compared_summary():
+    """``RunSummary`` narrowed to ``_COMPARED_FIELDS`` (same types and defaults; other keys ignored)."""
+    from pydantic import ConfigDict, create_model
+
+    fields = {k: (RunSummary.model_fields[k].annotation, RunSummary.model_fields[k]) for k in _COMPARED_FIELDS}
+    return create_model("ComparedSummary", __config__=ConfigDict(extra="ignore"), **fields)
 
 
 def task_counts(recs) -> dict[str, list[int]]:
