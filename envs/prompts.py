@@ -46,8 +46,9 @@ def _endpoint(role: str, tool_mode: str):
 
 
 def build(domain_name: str, task_id: str, role: str, turn: int = 0, seed: int = 0, repeat: int = 0,
-          tool_mode: str = "native", options: dict[str, Any] | None = None) -> list[dict]:
+          tool_mode: str = "native", options: dict[str, Any] | None = None, with_judge: bool = False) -> list[dict]:
     """The requests ``role``'s model would be sent at ``turn``: ``[{"messages": [...], "tools": [...]?, "what": str}]``.
+    ``with_judge``: as a run given ``--judge MODEL`` sends them (``judge: prefer`` rules go to the judge).
 
     Raises SpecError (one line) for an unknown domain, task or role, or a turn the episode never reaches."""
     from envs.actors.llm_agent import LLMAgent
@@ -127,11 +128,20 @@ def build(domain_name: str, task_id: str, role: str, turn: int = 0, seed: int = 
             rules = [domain.rules[r] for r in sit.rules if r in domain.rules] if sit else []
             if idx >= len(ep.events):
                 rules = [r for r in rules if r.on_handoff]
-            for_judge = [r for r in rules if r.check is None]
-            checked = [r.id for r in rules if r.check is not None]
+            # as graders.rules.verdicts decides: with a judge model, a checked rule marked
+            # ``judge: prefer`` goes to the judge; ``fallback`` only where its check cannot decide
+            sent = lambda r: r.check is None or (with_judge and r.judge == "prefer")  # noqa: E731
+            for_judge = [r for r in rules if sent(r)]
+            checked = [r for r in rules if not sent(r)]
             what = f"judge, the reply to the user's turn {turn} (situation {sid})"
             if checked:
-                what += f"; decided by checks, not sent: {', '.join(checked)}"
+                what += f"; decided by checks, not sent: {', '.join(r.id for r in checked)}"
+                fallback = [r.id for r in checked if with_judge and r.judge == "fallback"]
+                if fallback:
+                    what += f" (sent only where the check cannot decide: {', '.join(fallback)})"
+                prefer = [r.id for r in checked if r.judge == "prefer"]
+                if prefer:
+                    what += f"; with --judge, sent to the judge: {', '.join(prefer)}"
             out.append({"what": what, "messages": judge.messages(sit, for_judge, events, idx) if for_judge else []})
         for a in task.assertions:
             if a.type == "llm_judge":
@@ -160,18 +170,20 @@ def main(argv: list[str] | None = None) -> int:
     from envs.run.config import parse_domain_options
 
     ap = argparse.ArgumentParser(prog="python -m envs.prompts", description="Print what each model would be sent.")
-    ap.add_argument("--domain", required=True)
-    ap.add_argument("--task", required=True)
+    ap.add_argument("--domain", required=True, help="the domain whose task is played")
+    ap.add_argument("--task", required=True, help="the task id")
     ap.add_argument("--role", required=True, help="user | agent | judge")
     ap.add_argument("--turn", type=int, default=0, help="the user's turn (0: the opening)")
     ap.add_argument("--seed", type=int, default=0, help="the run seed, as for envs.run (default 0)")
-    ap.add_argument("--repeat", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=0, help="the repeat, as for envs.run (default 0)")
     ap.add_argument("--tool-mode", default="native", help="native | json")
-    ap.add_argument("--domain-option", action="append", default=None, metavar="KEY=VALUE")
+    ap.add_argument("--domain-option", action="append", default=None, metavar="KEY=VALUE", help="a domain option, as for envs.run")
+    ap.add_argument("--judge", action="store_true",
+                    help="role judge: as a run given --judge MODEL sends it (rules marked 'judge: prefer' go to the judge too)")
     args = ap.parse_args(argv)
     try:
         reqs = build(args.domain, args.task, args.role, args.turn, args.seed, args.repeat, args.tool_mode,
-                     parse_domain_options(args.domain_option or []))
+                     parse_domain_options(args.domain_option or []), with_judge=args.judge)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -508,7 +508,7 @@ class EpisodeCause(SummaryPart):
     episode_id: str
     """The episode ("task#repeat")."""
     cause: str
-    """agent, user_simulator, task, environment, infrastructure or unknown."""
+    """agent, user_simulator, task, environment, infrastructure, budget or unknown."""
     source: str = "rules"
     """rules (deterministic) or reviewer (an LLM's review, with --reviewer)."""
     strength: str = "strong"

@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rules", default=None, metavar="FILE", help="judge against this rules.yaml instead of the domain's")
     ap.add_argument("--out", default=None, help="the new run folder (default: RUN_DIR-regrade)")
     ap.add_argument("--concurrency", type=int, default=8, help="episodes re-judged at once (default 8)")
-    add_llm_arguments(ap)
+    add_llm_arguments(ap, roles=("judge",))  # the only model a re-grade calls
     return ap
 
 
@@ -149,7 +149,7 @@ def regrade_run(args: argparse.Namespace, console=print) -> dict:
 
         apply_calibration(summary, Path(cfg.calibration))
     write_summary(out, summary)
-    write_report(out, summary)
+    write_report(out, summary, domain)
     report = changes_report([c for _, c in results], str(src), cfg.judge, args.rules)
     (out / "regrade.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     return report | {"out": str(out), "wall_s": wall}

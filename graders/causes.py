@@ -3,7 +3,8 @@
 ``episode_cause(rec, task, domain, flags)`` decides by deterministic rules, first match wins:
 
 1. ``infrastructure``: the episode ended in an error (retries exhausted, a model or the
-   engine failing): the record's error;
+   engine failing): the record's error; ``budget``: a per-episode budget (tokens, cost,
+   seconds) ended it before it finished: the budget, not the agent;
 2. ``environment``: a tool failed on arguments it had accepted (it crashed, as opposed to
    refusing by the domain's rules or rejecting bad arguments);
 3. ``task``: the goal cannot be reached (one of the task's own expected actions fails when
@@ -13,7 +14,7 @@
    policy;
 4. ``user_simulator``: a causal simulator flag (``graders.simulator.CAUSAL_FLAGS``: a spoken
    tool error, an unanswered question, a premature stop, a contradiction of the situation)
-   fired no later than the agent's first wrong action (anywhere, when it made none);
+   fired before the agent's first wrong action (anywhere, when it made none);
 5. ``agent``: extra, wrong or missing actions, required outputs not stated, rules violated,
    assertions failed, rows differing from the goal. ``strength`` is ``strong`` when an
    action, a verdict or an assertion names the fault, ``weak`` when only the diff does;
@@ -25,25 +26,25 @@ or ``unknown``; its verdicts replace those causes and say ``source: reviewer``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from envs.records import AgentEvent, EpisodeCause, EpisodeRecord, ToolEvent, UserEvent
+from graders.outcome.in_words import call_args
 from graders.simulator import CAUSAL_FLAGS, FlagHit, snippet
 
 # Output kinds an agent may have to compute rather than read (not blamed on the task when unshown).
 DERIVABLE = ("date", "money", "quantity")
-CAUSES = ("agent", "user_simulator", "task", "environment", "infrastructure", "unknown")
+CAUSES = ("agent", "user_simulator", "task", "environment", "infrastructure", "budget", "unknown")
 
 
 def failed(rec: EpisodeRecord) -> bool:
     return not (rec.status == "ok" and rec.reward >= 1.0)
 
 
-def _matches(call_args: dict | None, expected: dict) -> bool:
-    if call_args is None:
+def _matches(got: dict | None, expected: dict) -> bool:
+    if got is None:
         return False
-    return all(str(call_args.get(k)) == str(v) for k, v in expected.items())
+    return all(str(got.get(k)) == str(v) for k, v in expected.items())
 
 
 def _agent_calls(rec: EpisodeRecord) -> list[ToolEvent]:
@@ -110,7 +111,7 @@ def _agent_evidence(rec: EpisodeRecord, task: Any, domain: Any) -> tuple[list[st
             if tool is None or not getattr(tool, "mutates", False):
                 continue
             if not any(a.name == c.call.name and _matches(c.call.arguments_dict(), a.arguments) for a in expected):
-                strong.append(f"turn {c.turn}: extra or wrong action {c.call.name}({json.dumps(c.call.arguments, default=str)[:80]})")
+                strong.append(f"turn {c.turn}: extra or wrong action {c.call.name}({snippet(call_args(c.call.arguments), 120)})")
                 first_wrong = c.turn if first_wrong is None else first_wrong
         for a in expected:
             tool = domain.agent_tools.tools.get(a.name)
@@ -118,7 +119,7 @@ def _agent_evidence(rec: EpisodeRecord, task: Any, domain: Any) -> tuple[list[st
             if tool is not None and getattr(tool, "mutates", False) and not any(
                 c.call.name == a.name and _matches(c.call.arguments_dict(), a.arguments) for c in ok_calls
             ):
-                strong.append(f"missing action {a.name}({json.dumps(a.arguments, default=str)[:80]})")
+                strong.append(f"missing action {a.name}({snippet(call_args(a.arguments), 120)})")
     for v in rec.verdicts:
         if v.verdict == "VIOLATED":
             strong.append(f"turn {v.turn}: {v.rule} violated ({snippet(v.rationale, 80)})")
@@ -131,9 +132,9 @@ def _agent_evidence(rec: EpisodeRecord, task: Any, domain: Any) -> tuple[list[st
         if missing:
             strong.append(f"required outputs not stated: {', '.join(missing)}")
         if g.diff:
-            from graders.outcome.state_diff import render_diff
+            from graders.outcome.in_words import diff_in_words, join_phrases
 
-            weak.append("state differs from the goal: " + snippet(render_diff(g.diff, limit=2).replace("\n", "; "), 200))
+            weak.append("state differs from the goal: " + join_phrases(diff_in_words(g.diff), 200))
     return strong, weak, first_wrong
 
 
@@ -156,6 +157,8 @@ def episode_cause(
 
     if rec.status == "error":
         return cause("infrastructure", [f"error ({rec.error_role}:{rec.error_kind}): {snippet(rec.error or '', 200)}"])
+    if rec.budget:  # a per-episode budget ended it (README: neither an error nor the agent's fault)
+        return cause("budget", [f"{rec.termination}: {rec.budget}"])
     crashed = [e for e in rec.transcript if isinstance(e, ToolEvent) and e.error_kind == "crashed"]
     if crashed:
         return cause(
@@ -174,7 +177,8 @@ def episode_cause(
         (name, h)
         for name in CAUSAL_FLAGS
         for h in (flags or {}).get(name, [])
-        if h.causal and (first_wrong is None or (h.turn is not None and h.turn <= first_wrong))
+        # a user turn N answers agent reply N and comes before the tool calls of reply N + 1
+        if h.causal and (first_wrong is None or (h.turn is not None and h.turn < first_wrong))
     ]
     if causal:
         ev = [f"turn {h.turn}: {name}: {h.evidence}" for name, h in causal]

@@ -47,10 +47,10 @@ def test_infrastructure_first(support):
 
 def test_environment_when_a_tool_crashes_on_accepted_arguments(support):
     r = rec([UserEvent(turn=0, content="Cancel O-91201."),
-             ToolEvent(turn=0, call=ToolCall(name="get_order", arguments={"order_id": "O-91201"}),
+             ToolEvent(turn=1, call=ToolCall(name="get_order", arguments={"order_id": "O-91201"}),
                        output="Error: database is locked", ok=False, error_kind="crashed")])
     c = cause_of(r, support.tasks[TASK], support)
-    assert c.cause == "environment" and "get_order" in c.evidence[0] and "turn 0" in c.evidence[0]
+    assert c.cause == "environment" and "get_order" in c.evidence[0] and "turn 1" in c.evidence[0]
 
 
 def test_task_whose_required_output_no_tool_shows(support):
@@ -85,7 +85,7 @@ def test_agent_wrong_action_before_the_simulator_fault_stays_the_agents(support)
     task = support.tasks["sup_already_refunded_item"]  # nothing should change
     r = rec(task_id=task.id, episode_id=f"{task.id}#0", events=[
         UserEvent(turn=0, content="Refund the candle."),
-        ToolEvent(turn=0, call=ToolCall(name="refund_items", arguments={"order_id": "O-93201", "item_ids": [93211]}), output="{}"),
+        ToolEvent(turn=1, call=ToolCall(name="refund_items", arguments={"order_id": "O-93201", "item_ids": [93211]}), output="{}"),
         AgentEvent(turn=1, content="Refunded! What is your email?"),
         UserEvent(turn=1, content="Whatever.", stop=True),
     ], grade=Grade(reward=0.0, state_match=False, outputs_ok=True, diff=[TableDiff(table="refunds", unexpected=[{"id": 1}])]))
@@ -152,3 +152,43 @@ def test_cli_reviewer_flag_labels_the_summary(server, tmp_path):
     s = json.loads((out / "summary.json").read_text())
     assert s["simulator"]["reviewer"] == REVIEWER and (out / "reviews.json").exists()
     assert s["simulator"]["causes"] == {"agent": 1}
+
+
+def test_a_wrong_action_after_the_simulator_fault_is_the_simulators(support):
+    # user turn 1 answers reply 1 and withholds the email; the refund belongs to reply 2, after it
+    task = support.tasks["sup_already_refunded_item"]
+    r = rec(task_id=task.id, episode_id=f"{task.id}#0", events=[
+        UserEvent(turn=0, content="Refund the candle."),
+        AgentEvent(turn=1, content="What is your email?"),
+        UserEvent(turn=1, content="Whatever."),
+        ToolEvent(turn=2, call=ToolCall(name="refund_items", arguments={"order_id": "O-93201", "item_ids": [93211]}), output="{}"),
+        AgentEvent(turn=2, content="Refunded."),
+        UserEvent(turn=2, content="Bye.", stop=True),
+    ], grade=Grade(reward=0.0, state_match=False, outputs_ok=True, diff=[TableDiff(table="refunds", unexpected=[{"id": 1}])]))
+    c = cause_of(r, task, support)
+    assert c.cause == "user_simulator" and "before the agent's first wrong action (turn 2)" in c.evidence
+
+
+def test_tools_verdicts_and_causes_share_one_turn_numbering(support):
+    import asyncio
+
+    from envs.actors.scripted_user import ScriptedUser
+    from envs.episode import run_episode
+
+    task = support.tasks["sup_damaged_out_of_stock"]
+    rec_ = asyncio.run(run_episode(support, task, support.scripted_agents["eager"](), ScriptedUser(), seed=0))
+    events = rec_.transcript
+    for i, e in enumerate(events):
+        if isinstance(e, ToolEvent) and e.side == "agent":
+            reply = next((x for x in events[i:] if isinstance(x, AgentEvent)), None)
+            assert reply is None or reply.turn == e.turn, (e, reply)  # a tool call carries its reply's turn
+    c = cause_of(rec_, task, support)
+    (refund,) = [e for e in events if isinstance(e, ToolEvent) and e.call.name == "refund_items"]
+    assert any(ev.startswith(f"turn {refund.turn}: extra or wrong action refund_items") for ev in c.evidence), c.evidence
+    assert refund.turn in {v.turn for v in rec_.verdicts}  # the reply it led to was judged on that same turn
+
+
+def test_a_budget_stop_is_the_budgets_not_the_agents(support):
+    r = rec([UserEvent(turn=0, content="Cancel O-91201.")], termination="budget_tokens", budget="token budget spent (41 of limit 40)")
+    c = cause_of(r, support.tasks[TASK], support)
+    assert c.cause == "budget" and "token budget spent" in c.evidence[0]

@@ -298,3 +298,42 @@ def test_envs_prompts_fails_in_one_line(args, reason):
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and reason in lines[0] and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("domain", ["support", "tutoring"])
+def test_user_prompt_of_every_shipped_task_names_no_internal_id_in_a_user_tool(domain):
+    """A user tool takes what the person knows (an order number the domain's topics name as an
+    entity, their own email), never a record id only the agent's tools show (a customer id)."""
+    import re as _re
+
+    from envs.prompts import build
+
+    d = get_domain(domain)
+    entities = set(d.topics.spec.entities)
+    for tid in sorted(d.tasks):
+        for req in build(domain, tid, "user", turn=0):
+            tools = req.get("tools") or []
+            text = " ".join(str(m.get("content") or "") for m in req["messages"])
+            for t in tools:
+                fn = t.get("function", t)
+                for name in fn.get("parameters", {}).get("properties", {}):
+                    assert not (name.endswith("_id") and name not in entities), (tid, fn["name"], name)
+            for m in _re.finditer(r"\b(\w+_id)\b", text):
+                assert m.group(1) in entities, (tid, m.group(1))
+            assert not _re.search(r"\bC-\d{5}\b", text), tid
+
+
+def test_judge_prompt_of_prefer_rules_with_judge():
+    from envs.domain import get_domain
+
+    import json
+
+    from envs.prompts import build as build_requests
+
+    domain = get_domain("support")
+    prefer = {r.id for r in domain.rules.values() if r.check is not None and r.judge == "prefer"}
+    plain = build_requests("support", "sup_ambig_one_item", "judge", turn=0)[0]
+    judged = build_requests("support", "sup_ambig_one_item", "judge", turn=0, with_judge=True)[0]
+    sent = {rid for rid in prefer if f"[RULE {rid}]" in json.dumps(judged["messages"])}
+    assert sent and not any(f"[RULE {rid}]" in json.dumps(plain["messages"]) for rid in prefer)
+    assert "with --judge, sent to the judge: " in plain["what"] and all(r in plain["what"] for r in sent)

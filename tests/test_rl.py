@@ -76,15 +76,15 @@ def _record() -> EpisodeRecord:
         episode_id="t#0", task_id="t", domain="support", repeat=0, seed=1, reward=1.0,
         transcript=[
             UserEvent(turn=0, content="hi"),
-            ToolEvent(turn=0, call=call, output="{}"),
+            ToolEvent(turn=1, call=call, output="{}"),  # a tool call carries the turn of the reply it leads to
             AgentEvent(turn=1, content="one"),
             UserEvent(turn=1, content="ok"),
-            ToolEvent(turn=1, call=bad, output="{}"),
+            ToolEvent(turn=2, call=bad, output="{}"),
             AgentEvent(turn=2, content="two"),
         ],
         grade=Grade(reward=1.0, state_match=True, outputs_ok=True, assertions=[
-            AssertionResult(type="tool_called_before", result="pass", turn=0),
-            AssertionResult(type="tool_not_called", result="fail", turn=1),
+            AssertionResult(type="tool_called_before", result="pass", turn=1),
+            AssertionResult(type="tool_not_called", result="fail", turn=2),
         ]),
         verdicts=[
             Verdict(turn=1, situation="x", rule="R1", verdict="FOLLOWED"),

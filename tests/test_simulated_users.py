@@ -111,7 +111,9 @@ def test_a_failed_user_tool_call_is_never_spoken(support):
     turn = _turn(support, task, "Could you check your porch?")
     turn.call_tool_checked = lambda n, a: (False, "Error: invalid arguments for check_doorstep: order_id: Field required")
     r = asyncio.run(u.reply(turn))
-    assert "Error" not in r.content and "Field required" not in r.content and "can't" in r.content.lower()
+    low = r.content.lower()
+    assert "Error" not in r.content and "Field required" not in r.content
+    assert any(w in low for w in ("can't", "not able", "not in front", "not right now", "not digging"))  # a cannot_check line
 
 
 def test_no_fact_gets_i_dont_know_and_the_user_leaves_when_the_goal_is_met(support):
@@ -121,6 +123,11 @@ def test_no_fact_gets_i_dont_know_and_the_user_leaves_when_the_goal_is_met(suppo
     r = _say(u, support, task, "What colour was the parcel?")
     assert not r.stop and "Cancel" not in r.content and ("sure" in r.content or "know" in r.content)
     turn = _turn(support, task, "It is cancelled now.")
+    turn.goal_met = turn.goal_changes = True
+    # told the result without "anything else?": thanks first (no goodbye yet), then leaves
+    thanks = asyncio.run(u.reply(turn))
+    assert not thanks.stop and thanks.content
+    turn = _turn(support, task, "You're welcome.")
     turn.goal_met = turn.goal_changes = True
     assert asyncio.run(u.reply(turn)).stop
 
@@ -135,7 +142,7 @@ def test_bad_topic_or_user_tool_call_fails_at_load_naming_file_and_field(support
     with pytest.raises(SpecError, match=r"f\.yaml: scenario\.user_tools\.0\.arguments\.order_id: .*no value"):
         support.validate_task(no_order, "f.yaml")
     bad_days = Task(id="t", domain="support", scenario=Scenario(
-        goal="g", request="r", user_tools=[{"tool": "check_bank_statement", "arguments": {"customer_id": "C-1", "days": 999}}]))
+        goal="g", request="r", user_tools=[{"tool": "check_bank_statement", "arguments": {"email": "a@example.com", "days": 999}}]))
     with pytest.raises(SpecError, match=r"f\.yaml: scenario\.user_tools\.0\.arguments: invalid arguments .*days"):
         support.validate_task(bad_days, "f.yaml")
 

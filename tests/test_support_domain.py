@@ -159,8 +159,12 @@ def test_situations_and_rules(domain):
 
 def test_scripted_lines_carry_no_facts_or_intents(domain):
     """The situation draw must never change what the customer asks for."""
+    from envs.actors.enactment import realise
+
     for s in domain.situations.values():
-        for line in s.scripted.prefix + s.scripted.suffix:
+        # every realisation of a line ({a|b} alternations), not just its first
+        said = {realise(x, k) for x in s.scripted.prefix + s.scripted.suffix for k in range(60)}
+        for line in sorted(said):
             assert detect_intent(line) is None, (s.id, line)
             assert not is_ambiguous(line), (s.id, line)
             assert not re.search(r"\d|@|\bO-|zip|email|cancel|refund|address|charge|human|manager", line, re.I), (s.id, line)
@@ -309,8 +313,11 @@ def test_user_tools_reflect_the_customers_world(domain, template):
         assert st_.conn.execute("SELECT in_hand FROM home_deliveries WHERE order_id='O-90701'").fetchone()[0] == 1
         assert "already have" in U("check_doorstep", order_id="O-90701")
         assert "delivered" in U("view_order_in_app", order_id="O-90701")
-        assert "MARKETPLACE O-90701" in U("check_bank_statement", customer_id="C-90701")
-        assert "O-90701" in U("check_email_inbox", customer_id="C-90701")
+        own = st_.conn.execute("SELECT email FROM customers WHERE id='C-90701'").fetchone()[0]
+        # a customer's own tools take what they know (their email), never an internal id
+        assert "MARKETPLACE O-90701" in U("check_bank_statement", email=own)
+        assert "O-90701" in U("check_email_inbox", email=own)
+        assert "can't find" in U("check_bank_statement", email="nobody@example.org")
         # the grader ignores exactly what the user tool changed, nothing else
         diff = diff_connection(st_.conn, domain.goal(task)[0], Base.metadata, ignore=task.ignore_columns)
         assert diff == []

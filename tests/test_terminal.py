@@ -34,7 +34,7 @@ def eager_summary(tmp_path_factory):
 @pytest.mark.parametrize("width", [80, 120])
 def test_tables_fit_without_cut_headers_or_wrapped_rows(eager_summary, width):
     lines = _render(eager_summary, width)
-    assert lines[0].startswith("pass^1 ") and "over 35 tasks x 2; 0 errors" in lines[0]  # the headline comes first
+    assert lines[0].startswith("pass^1 ") and f"over {eager_summary.tasks} tasks x 2; 0 errors" in lines[0]  # the headline comes first
     assert all(len(l) <= width for l in lines), max(lines, key=len)
     # Rule table: every header whole on one line, then one line per rule, in natural order.
     (hi,) = [i for i, l in enumerate(lines) if l.startswith("rule ") and "followed" in l]
@@ -42,15 +42,29 @@ def test_tables_fit_without_cut_headers_or_wrapped_rows(eager_summary, width):
         assert re.search(rf"(^|\s){re.escape(header)}(\s|$)", lines[hi]), (header, lines[hi])
     rows = lines[hi + 2 : hi + 2 + len(eager_summary.rules)]
     ids = [r.split()[0] for r in rows]
-    assert ids == [f"R{i}" for i in range(1, 15)]  # R2 before R10, and each row is a single line
+    assert ids == [f"R{i}" for i in range(1, len(eager_summary.rules) + 1)]  # R2 before R10, and each row is a single line
     assert all(re.search(r"\d+/\d+", r) for r in rows)
-    # Failures: every task id whole (they must be readable), headers whole.
+    # Failures: every task id whole on a line with its count and ending, then its first failure,
+    # the cause first, wrapped (never cut) across the width.
     (fi,) = [i for i, l in enumerate(lines) if l.startswith("task ")]
-    for header in ("task", "solved", "first failure"):
+    for header in ("task", "solved", "ended by"):
         assert header in lines[fi]
+    assert "each with its first failure" in " ".join(lines[fi - 2 : fi])  # the title, wrapped at spaces
     failing = [p for p in eager_summary.per_task if p.successes < p.trials]
-    for p, row in zip(failing, lines[fi + 2 : fi + 2 + len(failing)]):
-        assert row.split()[0] == p.id
+    oos = next(p for p in failing if p.id == "sup_damaged_out_of_stock").first_failure.why
+    failing = failing[:40]  # the ones shown
+    block = lines[fi + 2 :]
+    starts = [i for i, l in enumerate(block) if not l.startswith(" ")][: len(failing)]
+    for p, i in zip(failing, starts):
+        ends = ", ".join(f"{k} {v}" for k, v in sorted(p.terminations.items()))
+        assert block[i].split()[0] == p.id and block[i].endswith(ends), block[i]
+        assert block[i + 1].startswith("  #0: ")
+    text = " ".join(" ".join(l.split()) for l in block[: starts[-1] + 6])
+    for p in failing[:-1]:  # the whole first failure is there, in words, when rejoined
+        assert p.first_failure.why in text, p.first_failure.why
+    # the cause in words: the wrong arguments, and the row made with another amount than the goal's
+    assert oos.startswith("refund_items with item_ids [91110, 91111] (goal [91110])"), oos
+    assert "refunds: a row made with amount_cents 16200 (goal 12250)" in oos and "refund_id 263 (goal 144)" not in oos
     if width >= 120:
         assert "R10 ask for missing detail" in "\n".join(rows) and "weakest situation" in lines[hi]
 

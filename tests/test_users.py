@@ -93,9 +93,15 @@ def test_persona_register_shapes_the_opening():
     a = say(ScriptedUser(), task, None, persona=hostile, words=support).content
     b = say(ScriptedUser(), task, None, persona=calm, words=support).content
     c = say(ScriptedUser(), task, None, persona=terse, words=support).content
-    assert a.startswith("Unbelievable.") and "customer for years" in a
-    assert b.startswith("Good afternoon.")
-    assert c == "Look, fix my thing. It is order A001."
+    def opts(lines, dims):
+        return next(ln.say for ln in lines if all(dims.get(k) == v for k, v in ln.when.items()))
+
+    # one of the persona's own greetings, and (chatty) one of its asides, with the request between
+    assert any(a.startswith(g) for g in opts(support.scripted.greeting, hostile.dimensions)) and "Please fix my thing." in a
+    assert len(a) > len("Seriously? Please fix my thing. It is order A001.")
+    assert any(b.startswith(g) for g in opts(support.scripted.greeting, calm.dimensions))
+    greet = [g for g in opts(support.scripted.greeting, terse.dimensions) if c.startswith(g)]
+    assert greet and c.endswith("fix my thing. It is order A001.") and "please" not in c.lower()  # terse drops "please"
     # Without a domain's words the user is neutral: no greeting, no aside, nothing dropped.
     assert say(ScriptedUser(), task, None, persona=hostile).content == "Please fix my thing. It is order A001."
 

@@ -217,8 +217,11 @@ def no_wrong_detail_named(events, idx, params):
     state, why = identity_status(events, idx, params)
     if state != "failed":
         return "NOT_APPLICABLE", f"identity not failed ({why})"
-    said = user_text_before(events, idx)
-    given = [p for p in params.get("detail_patterns") or [] if re.search(p, said, re.I)]
+    said = " ".join(e.content for e in events[:idx] if isinstance(e, UserEvent))  # as typed: a name keeps its capitals
+    given = {p for p in params.get("detail_patterns") or [] if re.search(p, said)}
+    # a name + zip lookup was given both (whatever words the customer used)
+    if any(isinstance(e, ToolEvent) and e.side == "agent" and e.call.name in set(params["identity_tools"]) for e in events[:idx]):
+        given |= {"name", "zip"}
     if len(given) < 2:
         return "NOT_APPLICABLE", "the customer gave one identity detail: there is no telling which was wrong"
     m = search(reply_text(events, idx), list(params.get("wrong_detail_patterns") or []))

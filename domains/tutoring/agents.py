@@ -87,7 +87,7 @@ def stated_numbers(text: str, statement_numbers: set) -> list[str]:
     body = _quoted_removed(text)
     out = []
     for m in ANSWER_CUE.finditer(body):
-        raw = m.group(1).replace(" ", "")
+        raw = m.group(1).replace(" ", "").rstrip(",")
         try:
             v = parse_number(raw)
         except (ValueError, ZeroDivisionError):
@@ -102,7 +102,7 @@ def extract_answer(text: str, statement_numbers: set) -> tuple[str | None, bool]
     body = _quoted_removed(text)
     found = None
     for m in ANSWER_CUE.finditer(body):
-        raw = m.group(1).replace(" ", "")
+        raw = m.group(1).replace(" ", "").rstrip(",")
         try:
             v = parse_number(raw)
         except (ValueError, ZeroDivisionError):

@@ -145,9 +145,9 @@ class ScriptedStudent:
         self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
         self.runs_on = turn.rng.random() < 0.5
         # its voice for the episode: a few habits of its own, used on some of its sentences
-        self.openers = turn.rng.sample(L.VOICE_OPENERS, 4)
+        self.openers = turn.rng.sample(L.VOICE_OPENERS, 5)
         self.tails = turn.rng.sample([t for t in L.VOICE_TAILS if t not in (" I think", " or whatever")], 3)
-        self.habit = turn.rng.uniform(0.55, 0.9)
+        self.habit = turn.rng.uniform(0.6, 0.95)
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""

@@ -17,9 +17,13 @@ played, so rules judged on the agent's reply fit the message it answers.
 from __future__ import annotations
 
 import random
+import re
+import zlib
 from dataclasses import dataclass
 
 from envs.spec.schema import LineFit, ScriptedLines
+
+REPERTOIRE = 3  # lines of one list a task speaks (see enact)
 
 
 @dataclass
@@ -30,6 +34,9 @@ class Point:
     answering: bool  # the message answers something the agent asked
     cold: bool  # the persona is cold, or an earlier turn was played in a cold mood
     said: frozenset[str] = frozenset()  # lines the user has already said this episode
+    helped: bool = True  # the agent has done something (a tool call) this episode
+    changed: bool = True  # the user has changed its mind this episode
+    key: int | None = None  # a stable number per task and situation: which realisation it speaks
 
 
 @dataclass
@@ -37,6 +44,27 @@ class Enacted:
     prefix: str
     suffix: str
     played: bool
+    said: tuple[str, ...] = ()  # the lines chosen, as written (what ``Point.said`` holds)
+
+
+_ALTERNATION = re.compile(r"\{([^{}]*\|[^{}]*)\}")
+
+
+def realise(line: str, key: int | None) -> str:
+    """A line with ``{a|b|c}`` alternations, said the way ``key`` (a task's) says it: one
+    line written with a few alternations gives each task its own wording of it."""
+    if not line or "{" not in line:
+        return line
+    if key is None:
+        key = 0
+    n = [0]
+
+    def one(m: re.Match) -> str:
+        n[0] += 1
+        options = m.group(1).split("|")
+        return options[zlib.crc32(f"{key}:{n[0]}:{line}".encode()) % len(options)]
+
+    return re.sub(r"  +", " ", _ALTERNATION.sub(one, line)).strip()
 
 
 def fits(line: str, fit: LineFit | None, at: Point) -> bool:
@@ -46,6 +74,8 @@ def fits(line: str, fit: LineFit | None, at: Point) -> bool:
     if fit.at == "opening" and not at.opening or fit.at == "later" and at.opening:
         return False
     if fit.answering and not at.answering:
+        return False
+    if fit.after_help and not at.helped or fit.after_change and not at.changed:
         return False
     return not (fit.warm and at.cold)
 
@@ -62,7 +92,7 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
                 rng.random()  # the same draws as a played turn: later draws do not depend on this
         return Enacted("", "", False)
     out = []
-    for options in (lines.prefix, lines.suffix):
+    for i, options in enumerate((lines.prefix, lines.suffix)):
         if not options:
             out.append("")
             continue
@@ -71,6 +101,19 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
         if not ok:
             played = False
             out.append("")
+        elif at.key is not None:
+            # a person has a few phrases of their own: the task's repertoire (its first REPERTOIRE
+            # lines in an order of its own) is what it says, so a run does not put one sentence in
+            # every task's mouth; once those are said, it says nothing more in that mood
+            order = sorted(options, key=lambda x: zlib.crc32(f"{at.key}:{i}:{x}".encode()))
+            mine = [x for x in order[:REPERTOIRE] if x in ok]
+            if not mine and "" in ok:
+                mine = [""]
+            if not mine:
+                played = False
+                out.append("")
+            else:
+                out.append(mine[int(pick * len(mine)) % len(mine)])
         else:
             out.append(ok[int(pick * len(ok)) % len(ok)])
-    return Enacted(out[0], out[1], played)
+    return Enacted(realise(out[0], at.key), realise(out[1], at.key), played, tuple(x for x in out if x))

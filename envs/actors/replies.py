@@ -10,6 +10,7 @@ let the user answer twice without repeating itself.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ DEFAULTS: dict[str, list[str]] = {
     "stuck": ["This is going nowhere. I'll leave it there.", "I don't think we're getting anywhere. Goodbye."],
     "already_said": ["As I said,", "Like I mentioned,", "Again,"],
     "no_preference": ["Whichever you think is best.", "Either is fine."],
+    "thanks_result": ["Great, thank you.", "That's good to hear, thanks."],
+    "goodbye": ["No, that's all. Bye.", "That's everything, thanks. Goodbye."],
+    "what_needed": ["What do you need from me?", "Sure, what do you need?"],
     # yes to a proposed change; later variants for a conversation that agrees to several changes
     "accept": ["Yes, please go ahead.", "Yes, please do that.", "Yes, go ahead with that one too."],
 }
@@ -45,9 +49,33 @@ class ReplyLines(Spec):
     say: list[str] = Field(min_length=1)
 
 
+class Volunteer(Spec):
+    """A general request for details ("could you verify your identity?") that names none: a
+    persona matching ``when`` offers its facts about ``topics``; one that does not asks what is
+    needed (the ``what_needed`` reply). How much a person volunteers is the persona's, not the task's."""
+
+    asked: list[str] = Field(min_length=1)
+    """Patterns (regular expressions, case-insensitive) of the general request."""
+    when: dict[str, str] = Field(default_factory=dict)
+    topics: list[str] = Field(default_factory=list)
+
+
 class RepliesFile(Spec):
     replies: dict[str, list[ReplyLines]] = Field(default_factory=dict)
     cold_when: list[dict[str, str]] = Field(default_factory=list)
+    volunteer: list[Volunteer] = Field(default_factory=list)
+    facts: dict[str, list[ReplyLines]] = Field(default_factory=dict)
+    """Per topic, ways of telling a fact of the form "My email is X." ({value} is X), so the
+    user answers as people do ("It's X.", "X") rather than reading the task's sentence out."""
+
+
+# "My zip code is 40503." -> "40503": the value a domain's fact phrasings put in {value}.
+_FACT_VALUE = re.compile(r"^(?:my|the|our)\s+[\w' -]{1,40}?\s+(?:is|are)\s+(?P<v>.+?)\.?$", re.I)
+
+
+def fact_value(fact: str) -> str | None:
+    m = _FACT_VALUE.match(fact.strip())
+    return m.group("v") if m else None
 
 
 class Replies:
@@ -68,6 +96,25 @@ class Replies:
             if own != type(words).model_fields[field_name].default:
                 return [own, *DEFAULTS[kind]]
         return DEFAULTS[kind]
+
+    def fact_variants(self, topic: str | None, fact: str, dims: dict[str, str]) -> list[str]:
+        """Ways of telling ``fact`` (about ``topic``) in this persona's register; the fact as
+        written when the domain has none for the topic or the fact is not "My ... is X."."""
+        value = fact_value(fact)
+        if topic is None or value is None:
+            return [fact]
+        for entry in self.spec.facts.get(topic, []):
+            if all(dims.get(k) == v for k, v in entry.when.items()):
+                return [t.replace("{value}", value) for t in entry.say]
+        return [fact]
+
+    def volunteered(self, message: str, dims: dict[str, str]) -> list[str] | None:
+        """The topics this persona offers in answer to a general request in ``message`` ([]: it
+        asks what is needed); None when the message makes no such request."""
+        asked = [v for v in self.spec.volunteer if any(re.search(p, message, re.I) for p in v.asked)]
+        if not asked:
+            return None
+        return next((v.topics for v in asked if all(dims.get(k) == x for k, x in v.when.items())), [])
 
     def is_cold(self, dims: dict[str, str]) -> bool:
         return any(all(dims.get(k) == v for k, v in w.items()) for w in self.spec.cold_when)

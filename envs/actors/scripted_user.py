@@ -35,10 +35,11 @@ when the situation cannot be played at this point the reply says so (``relabel``
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.actors.enactment import Point, enact
+from envs.actors.enactment import Point, enact, realise
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.actors.replies import Replies
 from envs.actors.topics import Reading, Recogniser
@@ -91,11 +92,14 @@ class ScriptedUser:
     lines_said: set[str] = field(default_factory=set)  # situation lines used (each said once)
     cold_seen: bool = False
     uses: dict[str, int] = field(default_factory=dict)
+    thanked: bool = False  # thanked for the result; the next message gets its goodbye
     _words: Any = None
+    _task: str = ""
 
     async def reply(self, turn: UserTurn) -> UserReply:
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
         say = self._words = turn.words.scripted
+        self._task = turn.task.id
         sc = turn.task.scenario
         replies: Replies = turn.replies or Replies()
         rec: Recogniser = turn.topics or Recogniser()
@@ -104,14 +108,15 @@ class ScriptedUser:
 
         if turn.agent_message is None:
             en = enact(lines, Point(opening=True, answering=False, cold=cold or bool(lines and lines.cold),
-                                    said=frozenset(self.lines_said)), turn.rng)
+                                    said=frozenset(self.lines_said), helped=False, changed=False,
+                                    key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
             body = " ".join([sc.request, *facts])
-            aside = say.pick(say.opening_aside, dims)
+            aside = realise(say.pick(say.opening_aside, dims, key=self._key("opening_aside")), self._key("opening_aside"))
             if aside:
                 body += " " + aside
-            return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, opening=True)
+            return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, opening=True, chosen=en.said)
 
         msg = turn.agent_message
         r = rec.read(msg)
@@ -122,7 +127,14 @@ class ScriptedUser:
             return self._wrapped(turn, say, dims, mc.say, lines, cold, answering=False)
 
         if turn.goal_met and not self._more_left(sc):
-            return self._leave(say, dims, say.pick(say.closing, dims, say.closing_default), replies, "stuck")
+            # a person thanks for the result, answers "anything else?" and says goodbye; told the
+            # result without that question, it thanks first and leaves at the agent's next message
+            if r.closing or self.thanked or not self._variant_exists(replies, "thanks_result"):
+                if self.thanked:
+                    return self._leave(say, dims, self._variant(replies, "goodbye", dims), replies, "goodbye")
+                return self._leave(say, dims, self._closing(say, dims, replies, r), replies, "goodbye")
+            self.thanked = True
+            return self._reply(turn, say, dims, "", self._variant(replies, "thanks_result", dims), "", False, None)
 
         parts: list[str] = []
         gave_preference = False
@@ -136,7 +148,7 @@ class ScriptedUser:
             proposed = hf.topic is not None and hf.topic in r.proposed
             if hf.id not in self.revealed and (asked or proposed):
                 self.revealed.add(hf.id)
-                parts.append(hf.fact)
+                parts.append(self._tell(hf, replies, dims))
                 told_on_proposal |= proposed and not asked
                 gave_preference |= bool(hf.topic and rec.spec.topics.get(hf.topic) and rec.spec.topics[hf.topic].group)
             elif hf.id in self.revealed and hf.id not in self.restated and hf.topic in r.topics and not r.confirm:
@@ -147,6 +159,16 @@ class ScriptedUser:
             for hf in again:
                 self.restated.add(hf.id)
                 parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(hf.fact)}")
+        # "Could you verify your identity?": no detail named; a forthcoming persona offers what it
+        # holds for such a request, another asks what is needed
+        general = replies.volunteered(msg, dims) if r.question and not parts and not again else None
+        if general:
+            for hf in sc.hidden_facts:
+                if hf.id not in self.revealed and hf.topic in general:
+                    self.revealed.add(hf.id)
+                    parts.append(self._tell(hf, replies, dims))
+        if general is not None and not parts:
+            parts.append(self._variant(replies, "what_needed", dims))
         if self.withheld and sc.known_facts:
             self.withheld = False
             parts.extend(sc.known_facts)
@@ -175,6 +197,9 @@ class ScriptedUser:
             self.pending, self.idle_turns = False, 0
             self.raised += 1
             return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=False)
+        elif r.refusal and not parts and r.choice:
+            # a refusal that offers other remedies: not "is there really nothing you can do?"
+            parts.append(self._variant(replies, "no_preference", dims))
         elif r.refusal and not parts:
             self.refusals += 1
             if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
@@ -223,7 +248,21 @@ class ScriptedUser:
         one; else the persona's closing (good news, or something done)."""
         if r.refusal:
             return self._variant(replies, "accept_refusal", dims)
-        return say.pick(say.closing, dims, say.closing_default)
+        return realise(say.pick(say.closing, dims, say.closing_default, key=self._key("closing")), self._key("closing"))
+
+    def _key(self, kind: str) -> int:
+        """A stable number per task and kind of line: which of its realisations this task speaks
+        (the same task the same ones, other tasks others), so a run's tasks do not share lines."""
+        return zlib.crc32(f"{self._task}:{kind}".encode())
+
+    @staticmethod
+    def _variant_exists(replies: Replies, kind: str) -> bool:
+        return kind in replies.spec.replies
+
+    def _tell(self, hf: Any, replies: Replies, dims: dict[str, str]) -> str:
+        """A hidden fact told in this persona's words ("It's 40503."), one realisation per task."""
+        options = replies.fact_variants(hf.topic, hf.fact, dims)
+        return realise(options[self._key(f"fact:{hf.id}") % len(options)], self._key(f"fact:{hf.id}"))
 
     @staticmethod
     def _triggers(mc: Any, msg: str, r: Reading, pending: bool = False) -> bool:
@@ -253,24 +292,31 @@ class ScriptedUser:
         options = replies.variants(kind, dims, self._words)
         n = self.uses.get(kind, 0)
         self.uses[kind] = n + 1
-        return options[n % len(options)]
+        # the domain's own realisations start where this task's key says; a words.yaml line stays first
+        off = self._key(kind) if kind in replies.spec.replies else 0
+        return realise(options[(off + n) % len(options)], self._key(f"{kind}:{n}"))
 
     def _wrapped(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], body: str, lines: Any, cold: bool,
                  answering: bool) -> UserReply:
+        helped = any(getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" for e in turn.events)
         en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold),
-                                said=frozenset(self.lines_said)), turn.rng)
-        return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines)
+                                said=frozenset(self.lines_said), helped=helped, changed=self.mind_changed,
+                                key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
+        return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, chosen=en.said)
 
     def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,
-               played: bool, lines: Any, opening: bool = False) -> UserReply:
+               played: bool, lines: Any, opening: bool = False, chosen: tuple[str, ...] = ()) -> UserReply:
         text = self._compose(say, dims, prefix, body, suffix, opening)
+        wrapped = True
         if text in self.said:  # never the same message twice: drop the wrapping, then leave
             text = self._compose(say, dims, "", body, "", opening)
             if text in self.said:
                 return self._leave(say, dims, "", turn.replies or Replies(), "stuck")
             played = played and not (prefix or suffix)
+            wrapped = False
         self.said.add(text)
-        self.lines_said |= {x for x in (prefix, suffix) if x and x in text}
+        if wrapped:
+            self.lines_said |= set(chosen)
         if played and lines is not None and lines.cold:
             self.cold_seen = True
         return UserReply(text, relabel=not played, played=None)
@@ -287,13 +333,17 @@ class ScriptedUser:
 
     @staticmethod
     def _compose(say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str, opening: bool = False) -> str:
-        greet = say.pick(say.greeting, dims) if opening else ""
+        greet = say.pick(say.greeting, dims, key=zlib.crc32(body.encode())) if opening else ""
         if greet and _GREETS.match(prefix):
             greet = ""  # the situation's own hello ("Hello there."): not "Unbelievable. Hello there."
         rest = [x for x in (prefix, body, suffix) if x]
         if greet.endswith(",") and rest:
             rest[0] = _lower_first(rest[0])  # "Look, quickly please." not "Look, Quickly please."
         text = " ".join(x for x in (greet, *rest) if x)
-        for word in say.omitted(dims):
+        omitted = say.omitted(dims)
+        for word in omitted:
             text = text.replace(word, "")
+        if omitted:  # "Hi. Please cancel it." without "Please " starts its sentence again
+            # (not an email address or an id at the start of a sentence: "omar.h@example.com, that's it.")
+            text = re.sub(r"(^|[.!?] )([a-z])(?![^\s]*[@\d])", lambda m: m.group(1) + m.group(2).upper(), text)
         return text

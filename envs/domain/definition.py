@@ -218,7 +218,10 @@ class Domain:
         added to its own (a rule that holds on every reply is judged on every reply)."""
         p = self.package_dir / "situations.yaml"
         sits = {s.id: s for s in load_list(Situation, p, "situations")} if p.exists() else {}
-        every = [r.id for r in self.rules.values() if r.every_situation]
+        try:
+            every = [r.id for r in self.rules.values() if r.every_situation]
+        except SpecError:
+            every = []  # a broken rules.yaml is reported once, by whoever reads the rules
         if every:
             sits = {k: s.model_copy(update={"rules": [*s.rules, *(r for r in every if r not in s.rules)]})
                     for k, s in sits.items()}

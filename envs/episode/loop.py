@@ -30,6 +30,7 @@ async def run_episode(
     budgets: Budgets | None = None,
     attempt: int = 1,
     user_seed: int | None = None,
+    watch=None,
 ) -> EpisodeRecord:
     """Play one episode to the end and grade it. Never raises for an actor's failure:
     infrastructure errors come back as a record with ``status="error"``. Raises SpecError
@@ -38,7 +39,8 @@ async def run_episode(
     ``budgets`` (tokens, cost, seconds) end the episode early with termination ``budget_*``
     (``envs.episode.budgets``): graded for the record, but its reward is 0. ``attempt`` is
     recorded as is (the runner counts replays of errored episodes). ``agent_seed`` / ``user_seed``:
-    the seeds sent to the agent's / user's model when they must differ from ``seed``."""
+    the seeds sent to the agent's / user's model when they must differ from ``seed``. ``watch``
+    (``envs.run.live.InFlight``) is told when the episode starts and ends, to show it live."""
     validate_checks(domain.rules.values())
     t0 = time.perf_counter()
     rec = EpisodeRecord(
@@ -53,6 +55,8 @@ async def run_episode(
     )
     clock = BudgetClock(budgets, t0)
     ep = Episode(domain, task, user, seed, repeat, state=state, agent_seed=agent_seed, user_seed=user_seed)
+    if watch is not None:
+        watch.started(rec.episode_id, ep, (agent, user, judge), task.scenario.max_turns)
     try:
         try:
             await _timed(clock, ep.start())
@@ -87,6 +91,8 @@ async def run_episode(
             if u is not None:
                 rec.usage[role] = u
         rec.timings["wall_s"] = time.perf_counter() - t0
+        if watch is not None:
+            watch.ended(rec.episode_id)
         if state is None:
             ep.close()
     return rec

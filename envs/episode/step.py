@@ -212,12 +212,18 @@ class Episode:
             episode=EpisodeId(task_id=self.task.id, repeat=self.repeat, seed=self.seed, agent_seed=self.agent_seed),
         )
 
+    @property
+    def reply_turn(self) -> int:
+        """The turn of the agent reply in progress: its tool calls and errors carry it, so a
+        tool call, the verdicts on the reply it leads to and a cause naming it share one number."""
+        return self.turn + 1
+
     async def step(self, action: AgentAction) -> StepResult:
         if self.done:
             raise RuntimeError("step() called on a finished episode; reset first")
         if action.parse_error:
             self.agent_errors += 1
-            self.events.append(ErrorEvent(turn=self.turn, role="agent", message=action.parse_error))
+            self.events.append(ErrorEvent(turn=self.reply_turn, role="agent", message=action.parse_error))
             return self._count_step(StepResult(f"Error: {action.parse_error}", kind="error"), failed=True)
         if action.tool_calls and (why := _oversized(action)):
             self.agent_errors += 1
@@ -234,7 +240,7 @@ class Episode:
                     self.agent_errors += 1
                     failed = True
                 self.events.append(
-                    ToolEvent(turn=self.turn, call=call, output=out.output, ok=out.ok, error_kind=out.error_kind)
+                    ToolEvent(turn=self.reply_turn, call=call, output=out.output, ok=out.ok, error_kind=out.error_kind)
                 )
                 outputs.append({"tool_call_id": call.id, "name": call.name, "content": out.output})
                 tool = self.domain.agent_tools.tools.get(call.name)
@@ -246,7 +252,7 @@ class Episode:
         content = cap_text(clean_text(action.content or ""), MAX_MESSAGE_CHARS).strip()
         if not content:
             self.agent_errors += 1
-            self.events.append(ErrorEvent(turn=self.turn, role="agent", message="empty action"))
+            self.events.append(ErrorEvent(turn=self.reply_turn, role="agent", message="empty action"))
             return self._count_step(
                 StepResult("Error: the action had neither a message nor tool calls", kind="error"), failed=True
             )

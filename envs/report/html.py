@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from envs.records import EpisodeRecord, RunSummary
-from envs.report.html_data import episode_index, packed_episodes, read_episodes, script_json
+from envs.report.html_data import episode_context, episode_index, packed_episodes, read_episodes, script_json
 from envs.report.html_viewer import CSS, JS
 from envs.report.summary import natural_key, read_summary
 from graders.repetition import describe_repetition
@@ -62,7 +62,7 @@ def _heat(v: float | None) -> str:
     return f"rgb({r},{g},90)"
 
 
-def _rules_table(s: RunSummary) -> str:
+def _rules_table(s: RunSummary, texts: dict | None = None) -> str:
     cov = s.coverage
     if not cov:
         return "<p>No rule verdicts.</p>"
@@ -90,7 +90,10 @@ def _rules_table(s: RunSummary) -> str:
                     f'<td class="rc" data-rule="{ra}" data-sit="{sa}" title="the replies judged on {ra} in {sa}" '
                     f'style="background:{_heat(c)}">{c:.2f} ({cell.followed}/{cell.judged})</td>'
                 )
-        rows.append(f'<tr><th class="rh" data-rule="{ra}">{html.escape(rid + flag)}</th>{"".join(cells)}</tr>')
+        name = (s.rule_names or {}).get(rid) or ((texts or {}).get(rid) or {}).get("name", "")
+        text = ((texts or {}).get(rid) or {}).get("text", "")
+        rows.append(f'<tr><th class="rh" data-rule="{ra}" title="{html.escape(text, quote=True)}">{html.escape(rid)}'
+                    f'{" <span class=rn>" + html.escape(name) + "</span>" if name else ""}{html.escape(flag)}</th>{"".join(cells)}</tr>')
     rows.append("</table></div><p>Click a rule or a cell to see the replies judged on it.</p>")
     un = s.unjudged
     if un:
@@ -132,15 +135,17 @@ def _corrected(e) -> str:
     return f"<br>corrected {e.corrected:.2f}"
 
 
-def _episodes_section(episodes: list[EpisodeRecord] | None, unreadable: int) -> str:
+def _episodes_section(episodes: list[EpisodeRecord] | None, unreadable: int, context: dict | None = None) -> str:
     if episodes is None:
         return ""
+    context = context or {"tasks": {}, "rules": {}, "causes": {}, "flags": {}}
     note = f" {unreadable} record line(s) in episodes.jsonl could not be read and are not shown." if unreadable else ""
     return f"""<h2 id="episodes">Episodes</h2>
 <p>One cell per episode (green: solved, red: failed, striped amber: error); click one to open it.{note}</p>
 <div id="sg-filters"></div><div id="sg-grid"></div>
 <section id="sg-episode" class="panel" hidden></section><section id="sg-replies" class="panel" hidden></section>
-<script type="application/json" id="sg-index">{script_json(episode_index(episodes))}</script>
+<script type="application/json" id="sg-index">{script_json(episode_index(episodes, context))}</script>
+<script type="application/json" id="sg-context">{script_json(context)}</script>
 <script type="application/octet-stream" id="sg-episodes">{packed_episodes(episodes)}</script>
 <script>{JS}</script>"""
 
@@ -151,11 +156,14 @@ def variance_html(s: RunSummary) -> str:
     return section(s)
 
 
-def render(summary: RunSummary, episodes: list[EpisodeRecord] | None = None, unreadable: int = 0) -> str:
+def render(summary: RunSummary, episodes: list[EpisodeRecord] | None = None, unreadable: int = 0, domain=None) -> str:
     """The report page for ``summary``, as one self-contained HTML string; with ``episodes``
     (the run's records), the episode grid and viewer too (``unreadable``: record lines that
-    could not be read, said on the page)."""
+    could not be read, said on the page); with the ``domain``, each episode's view shows its
+    task's goal, the rules' texts and its simulator flags with their evidence."""
     s = summary
+    context = episode_context(episodes or [], s, domain) if episodes is not None else None
+    rules = (context or {}).get("rules", {})
     per_task = "".join(
         f"<tr><td>{html.escape(p.id)}</td><td>{p.successes}/{p.trials}</td><td>{p.errors}</td>"
         f"<td>{html.escape(', '.join(f'{k} {v}' for k, v in p.terminations.items()))}</td></tr>"
@@ -171,21 +179,36 @@ def render(summary: RunSummary, episodes: list[EpisodeRecord] | None = None, unr
 agent errors {s.agent_errors}.</p>
 <h2>pass^k</h2><p>Dark: all trials (errors count as failures), with 95% bootstrap interval over tasks. Light: clean trials only.</p>
 <div class="scroll">{_pass_k_svg(s)}</div>
-<h2 id="rules">Rule compliance by situation</h2>{_rules_table(s)}
+<h2 id="rules">Rule compliance by situation</h2>{_rules_table(s, rules)}
 {_simulator_html(s)}
 {variance_html(s)}
 <h2>Tasks</h2><div class="scroll"><table><tr><th>task</th><th>solved</th><th>errors</th><th>ended by</th></tr>{per_task}</table></div>
-{_episodes_section(episodes, unreadable)}
+{_episodes_section(episodes, unreadable, context)}
 </body></html>"""
 
 
-def write_report(run_dir: Path, summary: RunSummary) -> Path:
+def run_domain(run_dir: Path):
+    """The domain of the run in ``run_dir`` as its ``config.json`` configured it (options
+    included), or None when it cannot be built here (then the report shows what the records hold)."""
+    from envs.errors import SpecError
+    from envs.run.config import RunConfig, configure_domain
+
+    try:
+        cfg = RunConfig.model_validate_json((Path(run_dir) / "config.json").read_text(encoding="utf-8"))
+        return configure_domain(cfg, {}, False)
+    except (OSError, ValueError, SpecError, KeyError):
+        return None
+
+
+def write_report(run_dir: Path, summary: RunSummary, domain=None) -> Path:
     """Write ``report.html`` for ``summary`` into ``run_dir``, with the episodes of its
-    ``episodes.jsonl`` (the summary's tasks and repeats); returns its path."""
+    ``episodes.jsonl`` (the summary's tasks and repeats); ``domain`` (default: the run's, from
+    its ``config.json``) gives the goals, rule texts and flag evidence. Returns its path."""
     out = Path(run_dir) / "report.html"
     tasks = [p.id for p in summary.per_task] if summary.per_task else None
     episodes, unreadable = read_episodes(run_dir, tasks, summary.repeats)
-    out.write_text(render(summary, episodes, unreadable), encoding="utf-8")
+    domain = domain if domain is not None else run_domain(run_dir)
+    out.write_text(render(summary, episodes, unreadable, domain), encoding="utf-8")
     return out
 
 

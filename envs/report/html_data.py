@@ -80,11 +80,14 @@ def _cause_label(v: Any) -> str | None:
     return str(v)
 
 
-def episode_index(recs: list[EpisodeRecord]) -> dict[str, Any]:
+def episode_index(recs: list[EpisodeRecord], context: dict[str, Any] | None = None) -> dict[str, Any]:
     """The index block: lookup tables, then one row per episode (in ``recs`` order, which is
     also the order of the full records) as
     ``[task, repeat, outcome, termination, [situations], [rules not followed], cause, [flags]]``
-    with tasks, terminations, situations, rules, causes and flags as indices into the tables."""
+    with tasks, terminations, situations, rules, causes and flags as indices into the tables.
+    Causes and flags come from ``context`` (``episode_context``) when the record has none."""
+    ctx_causes = (context or {}).get("causes", {})
+    ctx_flags = (context or {}).get("flags", {})
     tables: dict[str, dict[str, int]] = {k: {} for k in ("tasks", "terminations", "situations", "rules", "causes", "flags")}
 
     def ix(table: str, key: str) -> int:
@@ -97,8 +100,9 @@ def episode_index(recs: list[EpisodeRecord]) -> dict[str, Any]:
         bad = sorted({ix("rules", v.rule) for v in r.verdicts if v.verdict in ("VIOLATED", "NEEDS_REVIEW")})
         for v in r.verdicts:
             ix("rules", v.rule)
-        cause = _cause_label(_optional(r, "cause"))
-        flags = sorted({ix("flags", f) for f in _flags(_optional(r, "simulator_flags"))})
+        cause = _cause_label(_optional(r, "cause") or ctx_causes.get(r.episode_id))
+        named = _flags(_optional(r, "simulator_flags")) or [h["flag"] for h in ctx_flags.get(r.episode_id, [])]
+        flags = sorted({ix("flags", f) for f in named})
         rows.append(
             [
                 ix("tasks", r.task_id),
@@ -112,6 +116,63 @@ def episode_index(recs: list[EpisodeRecord]) -> dict[str, Any]:
             ]
         )
     return {**{k: list(v) for k, v in tables.items()}, "rows": rows}
+
+
+def episode_context(recs: list[EpisodeRecord], summary: Any = None, domain: Any = None) -> dict[str, Any]:
+    """What an episode's view shows beside its record, from the summary and the domain:
+
+    * ``tasks``: per task of the run, its goal and the user's request (what "solved" meant);
+    * ``rules``: per rule (the domain's, and any other judged), its short name, category and text;
+    * ``causes``: per failed episode, who caused it, how strongly, by which source, with evidence;
+    * ``flags``: per episode, each simulator flag that fired, with its turn and evidence;
+    * ``why``: per failed episode, its failure in words, the cause first (as the terminal says it).
+
+    Without the domain, tasks and rule texts are left out and flags come from the summary's
+    episode lists (names only)."""
+    tasks: dict[str, Any] = {}
+    rules: dict[str, Any] = {}
+    names = dict(getattr(summary, "rule_names", None) or {})
+    used = {v.rule for r in recs for v in r.verdicts}
+    if domain is not None:
+        if not names:
+            from envs.report.rule_names import short_rule_names
+
+            names = short_rule_names(domain.rules.values())
+        for tid in sorted({r.task_id for r in recs}):
+            t = domain.tasks.get(tid)
+            if t is not None:
+                tasks[tid] = {"goal": t.scenario.goal, "request": t.scenario.request}
+        for rid, rule in domain.rules.items():
+            rules[rid] = {"name": names.get(rid, ""), "category": rule.category, "text": rule.text}
+    for rid in used:
+        rules.setdefault(rid, {"name": names.get(rid, ""), "category": "", "text": ""})
+    sim = getattr(summary, "simulator", None)
+    causes = {c.episode_id: c.model_dump(mode="json") for c in (sim.episodes if sim else [])}
+    flags: dict[str, list[dict[str, Any]]] = {}
+    if domain is not None:
+        from graders.simulator import simulator_flags
+
+        flagged = {e for f in (sim.flags.values() if sim else []) for e in f.episodes}
+        for r in recs:
+            if sim is not None and r.episode_id not in flagged:
+                continue  # the summary saw no flag fire here: nothing to recompute
+            hits = simulator_flags(r, domain.tasks.get(r.task_id), domain)
+            row = [{"flag": n, "turn": h.turn, "evidence": h.evidence} for n, hs in hits.items() for h in hs]
+            if row:
+                flags[r.episode_id] = row
+    elif sim is not None:
+        for n, f in sim.flags.items():
+            for e in f.episodes:
+                flags.setdefault(e, []).append({"flag": n, "turn": None, "evidence": ""})
+    from graders.evaluate import AGENT_FAILED
+    from graders.outcome.in_words import why_failed
+
+    why = {
+        r.episode_id: why_failed(r, domain.tasks.get(r.task_id) if domain is not None else None, domain, AGENT_FAILED)
+        for r in recs
+        if not (r.status == "ok" and r.reward >= 1.0)
+    }
+    return {"tasks": tasks, "rules": rules, "causes": causes, "flags": flags, "why": why}
 
 
 def episode_full(rec: EpisodeRecord) -> dict[str, Any]:

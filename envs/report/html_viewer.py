@@ -40,6 +40,9 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0}
 .panel{border:1px solid #bbb;border-radius:4px;padding:.5em 1em;margin:1em 0}
 .reply{border-top:1px solid #ddd;padding:4px 0}
 a.ep{cursor:pointer;color:#1a4f8a;text-decoration:underline}
+.rn{font-weight:normal;color:#444}.goal{background:#f6f6f0;border-left:4px solid #b9a;padding:4px 8px}
+.cause,.flags{margin:4px 0}.cause li,.flags li,.rules li{overflow-wrap:anywhere}
+.rtext{color:#444;font-size:13px}
 @media (max-width:600px){body{margin:.5em}.tname{flex-basis:10em}h1{font-size:1.3em}
  .msg.usertool{margin-left:.5em}.verdicts{margin-left:.5em}}
 """
@@ -48,6 +51,9 @@ JS = r"""
 (function(){
 'use strict';
 const IX = JSON.parse(document.getElementById('sg-index').textContent);
+const CTX = JSON.parse((document.getElementById('sg-context') || {}).textContent || '{"tasks":{},"rules":{},"causes":{},"flags":{},"why":{}}');
+function ruleName(id){ const r = CTX.rules[id]; return r && r.name ? id + ' ' + r.name : id; }
+function ruleText(id){ const r = CTX.rules[id]; return r && r.text ? r.text : ''; }
 let ALL = null;
 function h(tag, attrs, ...kids){
   const e = document.createElement(tag);
@@ -144,7 +150,7 @@ function table(head, body){
     body.map(row => h('tr', {}, row.map(c => h('td', {}, c))))));
 }
 function verdictLine(v){
-  return h('div', {class: 'verdict'}, badge(v.verdict, v.verdict), h('b', {}, v.rule), ' ',
+  return h('div', {class: 'verdict'}, badge(v.verdict, v.verdict), h('b', {title: ruleText(v.rule) || null}, ruleName(v.rule)), ' ',
     h('span', {class: 'badge'}, v.source === 'none' ? 'unjudged' : v.source), v.situation ? '[' + v.situation + '] ' : '',
     h('span', {class: 'why'}, v.rationale || ''));
 }
@@ -222,17 +228,36 @@ async function showEpisode(i, focusTurn){
   const rest = Object.keys(byTurn).filter(t => !shown.has(Number(t)));
   if (rest.length) tr.push(h('p', {}, 'Judged on the handoff (no reply text):'), h('div', {class: 'verdicts'}, rest.flatMap(t => byTurn[t].map(verdictLine))));
   const meta = [badge(OUT[r[2]], OUT[r[2]]), 'reward ' + e.reward + '; ended by ' + (e.termination || '?') + '; agent errors ' + e.agent_errors];
+  if (e.budget) meta.push(h('div', {}, 'budget: ' + e.budget));
   if (e.status === 'error') meta.push(h('div', {}, badge('error', 'error'), (e.error_role || '?') + ':' + (e.error_kind || '?') + ' ' + (e.error || '')));
-  if (e.cause !== undefined && e.cause !== null) meta.push(h('div', {}, 'cause: ', h('b', {}, txt(e.cause))));
-  if (e.simulator_flags) meta.push(h('div', {}, 'simulator flags: ' + txt(e.simulator_flags)));
   meta.push(h('div', {class: 'who'}, 'actors ' + txt(e.actors) + '; seed ' + e.seed));
-  panel.replaceChildren(
+  const task = CTX.tasks[e.task_id];
+  const goal = task ? h('div', {class: 'goal', id: 'sg-goal'}, h('b', {}, 'Goal: '), task.goal,
+    task.request ? h('div', {class: 'who'}, 'the user opens with: ' + task.request) : null) : null;
+  const c = CTX.causes[e.episode_id] || (e.cause && typeof e.cause === 'object' ? e.cause : null);
+  const why = (CTX.why || {})[e.episode_id];
+  const whyLine = why ? h('div', {class: 'cause', id: 'sg-why'}, h('b', {}, 'What failed: '), why) : null;
+  const cause = c ? h('div', {class: 'cause', id: 'sg-cause'}, h('b', {}, 'Cause: '), h('b', {}, c.cause),
+      ' (' + (c.strength || '') + ', from the ' + (c.source === 'reviewer' ? "reviewer's review" : 'rules') + ')',
+      h('ul', {}, (c.evidence || []).map(x => h('li', {}, x))))
+    : (e.cause ? h('div', {class: 'cause', id: 'sg-cause'}, 'Cause: ', h('b', {}, txt(e.cause))) : null);
+  const fl = CTX.flags[e.episode_id] || [];
+  const flags = h('div', {class: 'flags', id: 'sg-flags'}, h('b', {}, 'Simulator flags: '), fl.length ? h('ul', {}, fl.map(f =>
+      h('li', {}, h('b', {}, f.flag), f.turn === null || f.turn === undefined ? '' : ', user turn ' + f.turn, f.evidence ? ': ' + f.evidence : '')))
+    : (e.simulator_flags ? txt(e.simulator_flags) : 'none fired'));
+  const used = [...new Set((e.verdicts || []).map(v => v.rule))].sort((a, b) => a.localeCompare(b, undefined, {numeric: true}));
+  const rulesList = used.length ? h('details', {class: 'rules', id: 'sg-rules'}, h('summary', {}, 'The rules judged here (' + used.length + ')'),
+    h('ul', {}, used.map(id => h('li', {}, h('b', {}, ruleName(id)), CTX.rules[id] && CTX.rules[id].category ? ' [' + CTX.rules[id].category + ']' : '',
+      ruleText(id) ? h('div', {class: 'rtext'}, ruleText(id)) : null)))) : null;
+  panel.replaceChildren(...[
     h('h2', {}, 'Episode ' + e.episode_id),
+    goal,
     h('p', {}, meta),
+    whyLine, cause, flags, rulesList,
     h('h3', {}, 'Transcript'), h('div', {class: 'transcript'}, tr),
     h('h3', {}, 'Grade'), gradeBlock(e),
     h('h3', {}, 'Tokens and cost'), usageBlock(e),
-    h('p', {}, h('a', {class: 'ep', onclick: () => document.getElementById('episodes').scrollIntoView()}, 'back to the grid')));
+    h('p', {}, h('a', {class: 'ep', onclick: () => document.getElementById('episodes').scrollIntoView()}, 'back to the grid'))].filter(Boolean));
   const target = focusTurn !== undefined ? document.getElementById('sg-t' + focusTurn) : panel;
   (target || panel).scrollIntoView();
 }
@@ -268,9 +293,10 @@ async function showReplies(rule, sit){
     more.hidden = shownN >= hits.length;
   }
   more.addEventListener('click', page);
-  panel.replaceChildren(h('h2', {}, 'Replies judged on ' + rule + (sit ? ' in ' + sit : '')),
+  panel.replaceChildren(...[h('h2', {}, 'Replies judged on ' + ruleName(rule) + (sit ? ' in ' + sit : '')),
+    ruleText(rule) ? h('p', {class: 'rtext'}, ruleText(rule)) : null,
     h('p', {}, hits.length + ' verdicts: ' + Object.entries(counts).map(([k, n]) => k + ' ' + n).join(', ') + '. Violations first.'),
-    list, more, h('p', {}, h('a', {class: 'ep', onclick: () => document.getElementById('rules').scrollIntoView()}, 'back to the rules')));
+    list, more, h('p', {}, h('a', {class: 'ep', onclick: () => document.getElementById('rules').scrollIntoView()}, 'back to the rules'))].filter(Boolean));
   page();
   panel.scrollIntoView();
 }

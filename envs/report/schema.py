@@ -12,6 +12,9 @@ from envs.report.summary import summary_schema
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    argparse.ArgumentParser(prog="python -m envs.report.schema", description=__doc__.splitlines()[0].split(": ", 1)[1].replace("``", "")).parse_args(argv)
     json.dump(summary_schema(), sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0

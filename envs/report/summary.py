@@ -85,7 +85,7 @@ def summarize(
             reward_sum += r.reward
             agent_failed += r.termination in AGENT_FAILED
         if not success and (acc.first_failed is None or r.repeat < acc.first_failed[0]):
-            acc.first_failed = (r.repeat, _why_failed(r))
+            acc.first_failed = (r.repeat, _why_failed(r, domain))
         for role, u in r.usage.items():
             tot = usage.get(role)
             if tot is None:
@@ -195,30 +195,12 @@ def _count_tool(tot: _ToolAcc, e: ToolEvent) -> None:
         tot.failures_by_kind[kind] = tot.failures_by_kind.get(kind, 0) + 1
 
 
-def _why_failed(rec: EpisodeRecord) -> str:
-    """One short line: the error, the first rows that differ from the goal, or the missing outputs."""
-    from graders.outcome.state_diff import render_diff
+def _why_failed(rec: EpisodeRecord, domain: Any = None) -> str:
+    """One line, the cause first (``graders.outcome.in_words``); with the domain, the actions too."""
+    from graders.outcome.in_words import why_failed
 
-    if rec.status == "error":
-        return f"error ({rec.error_role}:{rec.error_kind}): {rec.error}"[:300]
-    if rec.budget:  # ended by a per-episode budget: it did not finish, whatever the state
-        return f"{rec.termination}: {rec.budget}"[:300]
-    if rec.termination in AGENT_FAILED:
-        return f"the agent failed ({rec.termination}: {rec.agent_errors} bad replies or calls); graded 0"
-    g = rec.grade
-    if g is None:
-        return "no grade"
-    if g.unfinished:
-        return f"{g.unfinished}; graded 0 whatever the state"[:300]
-    if g.diff:
-        return render_diff(g.diff, limit=2).replace("\n", "; ")[:300]
-    from graders.outcome.outputs import describe
-
-    missing = [describe(o) for o in g.outputs if not o.found]
-    if not missing and not g.required_assertions_ok:
-        failed = [a.description or a.type for a in g.assertions if a.required and a.result != "pass"]
-        return f"required assertion failed: {'; '.join(failed)}"[:300]
-    return f"required outputs not stated: {'; '.join(missing)}"[:300]
+    task = domain.tasks.get(rec.task_id) if domain is not None else None
+    return why_failed(rec, task, domain, AGENT_FAILED)
 
 
 def rule_profile(recs: list[EpisodeRecord], domain: Any = None) -> dict[str, Any]:

@@ -155,24 +155,7 @@ def print_summary(summary: RunSummary, console=None) -> None:
 
     failing = [p for p in s.per_task if p.successes < p.trials]
     if failing:
-        shown = failing[:40]
-        rows = [
-            [p.id, f"{p.successes}/{p.trials}", str(p.errors),
-             ", ".join(f"{k} {v}" for k, v in sorted(p.terminations.items())),
-             p.first_failure.why if p.first_failure else "-"]
-            for p in shown
-        ]
-        cols = [Col("task", flexible=True, min_width=min(40, max(len(r[0]) for r in rows))), Col("solved", "right"),
-                Col("errors", "right", drop=2), Col("ended by", flexible=True, min_width=12, drop=1),
-                Col("first failure", flexible=True, min_width=30)]
-        if not any(p.errors for p in shown):  # a column of zeros says nothing the headline does not
-            cols.pop(2)
-            for r in rows:
-                del r[2]
-        title = f"{plural(len(failing), 'task')} not solved every time"
-        if len(failing) > len(shown):
-            title += f" (first {len(shown)} shown; all in summary.json)"
-        console.print(fit_table(title, cols, rows, width))
+        print_failing(s, failing, console, width)
 
     if s.rules:
         _print_rules(s, console, width)
@@ -189,6 +172,47 @@ def print_summary(summary: RunSummary, console=None) -> None:
             rows.append([role, f"{u.calls:,}", f"{u.prompt_tokens:,}", f"{u.completion_tokens:,}", cost])
         cols = [Col("role"), Col("calls", "right"), Col("prompt", "right"), Col("completion", "right"), Col("cost (USD)", flexible=True, min_width=10)]
         console.print(fit_table("tokens and cost", cols, rows, width))
+
+
+def print_failing(s: RunSummary, failing: list, console, width: int, limit: int = 40) -> None:
+    """The tasks not solved every time: a line per task (id, solved, errors, how its episodes
+    ended) and under it, across the whole width, its first failure with the cause first, wrapped
+    and never cut (it is the line a reader came for). Long endings wrap in their column."""
+    import textwrap
+
+    from rich.padding import Padding
+    from rich.text import Text
+
+    shown = failing[:limit]
+    title = f"{plural(len(failing), 'task')} not solved every time, each with its first failure"
+    if len(failing) > len(shown):
+        title += f" (first {len(shown)} shown; all in summary.json)"
+    with_errors = any(p.errors for p in shown)  # a column of zeros says nothing the headline does not
+    cells = [[p.id, f"{p.successes}/{p.trials}"] + ([str(p.errors)] if with_errors else []) for p in shown]
+    heads = ["task", "solved"] + (["errors"] if with_errors else [])
+    ended = [", ".join(f"{k} {v}" for k, v in sorted(p.terminations.items())) for p in shown]
+    ws = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
+    ends_min = max(len("ended by"), min(14, max(map(len, ended))))  # "user_stop 8" stays whole
+    ws[0] = min(ws[0], max(12, width - sum(ws[1:]) - GAP * len(ws) - ends_min))
+    left = sum(ws) + GAP * len(ws)  # where "ended by" starts
+    room = max(len("ended by"), width - left)
+
+    def line(vals: list[str], end: str) -> list[str]:
+        first = [vals[0].ljust(ws[0])] + [v.rjust(w) for v, w in zip(vals[1:], ws[1:])]
+        head = (" " * GAP).join(first) + " " * GAP
+        if len(vals[0]) > ws[0]:  # an id longer than its column: on a line of its own
+            return [vals[0]] + line([""] + vals[1:], end)
+        ends = textwrap.wrap(end, room, break_on_hyphens=False) or [""]
+        return [(head + ends[0]).rstrip()] + [" " * left + e for e in ends[1:]]
+
+    console.print(title, highlight=False)
+    console.print("\n".join(line(heads, "ended by")), highlight=False)
+    console.print("\u2500" * min(width, max(left + max(map(len, ended + ["ended by"])), left + room)), highlight=False)
+    for p, row, end in zip(shown, cells, ended):
+        console.print(Text("\n".join(line(row, end))), highlight=False)
+        why = p.first_failure.why if p.first_failure else "-"
+        rep = f"#{p.first_failure.repeat}: " if p.first_failure and p.trials > 1 else ""
+        console.print(Padding(Text(rep + why, overflow="fold"), (0, 0, 0, 2)), highlight=False)
 
 
 def _print_rules(s: RunSummary, console, width: int) -> None:
@@ -239,25 +263,24 @@ def print_simulator(s: RunSummary, console) -> None:
     console.print(
         "[bold]simulated user fidelity[/bold] (flags: times, episodes/measured): "
         + ("none fired" if not fired else ""),
-        soft_wrap=True,
     )
     for n, f in fired:
-        console.print(f"  {n}: {f.count} times in {len(f.episodes)}/{f.measured} episodes", soft_wrap=True, highlight=False)
+        console.print(f"  {n}: {f.count} times in {len(f.episodes)}/{f.measured} episodes", highlight=False)
     rep_line = describe_repetition(sim.cross_task_repetition)
     if rep_line:
-        console.print("  " + rep_line, soft_wrap=True, highlight=False)
+        console.print("  " + rep_line, highlight=False)  # wrapped at the terminal's width
     unmeasured = [n for n, f in sim.flags.items() if not f.measured]
     if unmeasured:
-        console.print(f"  not measured: {', '.join(unmeasured)}", soft_wrap=True, highlight=False)
+        console.print(f"  not measured: {', '.join(unmeasured)}", highlight=False)
     if sim.causes:
         by = ", ".join(f"{k} {v}" for k, v in sorted(sim.causes.items(), key=lambda kv: -kv[1]))
         console.print(
             f"causes of the {sum(sim.causes.values())} failed episodes: {by}; "
             f"{len(sim.flagged_failures)} failed with simulator flags"
             + (f" (reviewer: {sim.reviewer})" if sim.reviewer else ""),
-            soft_wrap=True,
             highlight=False,
         )
     if s.pass_hat_k_agent_only:
         figs = " ".join(f"{k}:{v:.3f}" for k, v in s.pass_hat_k_agent_only.items())
-        console.print(f"pass^k counting only agent-caused failures (not the score): {figs}", soft_wrap=True, highlight=False)
+        # wrapped by rich at spaces, so a figure ("8:0.086") is never split across lines
+        console.print(f"pass^k counting only agent-caused failures (not the score): {figs}", highlight=False)

@@ -84,13 +84,8 @@ class RewardParts(BaseModel):
 def reward_parts(rec: EpisodeRecord, weights: RewardWeights | None = None) -> RewardParts:
     """The weighted reward parts of one finished episode record."""
     w = weights or RewardWeights()
-    # An agent message of turn N ends agent turn N; the tool calls before it (recorded with turn N-1,
-    # the count of agent messages so far) belong to that same agent turn.
-    last = max(
-        [e.turn for e in rec.transcript if e.kind == "agent"]
-        + [e.turn + 1 for e in rec.transcript if e.kind == "tool" and e.side == "agent"],
-        default=0,
-    )
+    # An agent message of turn N ends agent turn N; the tool calls before it carry the same turn.
+    last = max([e.turn for e in rec.transcript if e.kind == "agent" or (e.kind == "tool" and e.side == "agent")], default=0)
     units: dict[str, float] = {p: 0.0 for p in PARTS}
     per_turn: dict[int, float] = defaultdict(float)
 
@@ -103,7 +98,7 @@ def reward_parts(rec: EpisodeRecord, weights: RewardWeights | None = None) -> Re
         if v.verdict == "VIOLATED":
             credit("violations", 1, v.turn)
     for a in rec.grade.assertions if rec.grade else []:
-        turn = None if a.turn is None else a.turn + 1  # a tool call's turn, as an agent turn
+        turn = a.turn  # a tool call's turn is the agent turn it belongs to
         if a.type in ("tool_called", "tool_called_before") and a.result == "pass":
             credit("milestones", 1, turn)
         elif a.type == "tool_not_called" and a.result == "fail":

@@ -100,7 +100,7 @@ _HELD_LOCKS: list = []
 
 
 def _main(args: argparse.Namespace, console) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from envs.actors.roles import agent_factory, judge_factory, user_factory
     from envs.errors import SpecError
@@ -209,7 +209,11 @@ def _main(args: argparse.Namespace, console) -> int:
     doing.done()
     t0 = time.perf_counter()
     walls = ProcessWalls(run_dir)
-    with Progress(
+    from envs.run.live import InFlight, LiveProgress, ended_line
+
+    live = needs_llm(roles) and not args.quiet  # scripted episodes end in milliseconds: the bar says enough
+    in_flight = InFlight() if live else None
+    with LiveProgress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -220,6 +224,7 @@ def _main(args: argparse.Namespace, console) -> int:
         console=console,
         disable=args.quiet,
         transient=False,
+        in_flight=in_flight,
     ) as progress:
         bar = progress.add_task(f"{domain.name}", total=len(plan), solved=0, errors=0)
         counts = {"solved": 0, "errors": 0}
@@ -229,6 +234,8 @@ def _main(args: argparse.Namespace, console) -> int:
             counts["solved"] += int(rec.status == "ok" and rec.reward >= 1.0)
             counts["errors"] += int(rec.status == "error")
             progress.update(bar, advance=1, **counts)
+            if live:
+                progress.console.print(ended_line(rec), highlight=False, markup=False)
 
         if args.backend == "ray":
             from envs.run.ray_backend import play_on_ray
@@ -243,7 +250,7 @@ def _main(args: argparse.Namespace, console) -> int:
         elif workers > 1:
             asyncio.run(play_in_workers(run_dir, plan, workers, concurrency, store, tick, console, limits, gate))
         else:
-            asyncio.run(play(domain, plan, factories, store, concurrency, tick, limits, gate))
+            asyncio.run(play(domain, plan, factories, store, concurrency, tick, limits, gate, in_flight))
     wall = time.perf_counter() - t0
     walls.note(wall, force=True)
 
@@ -277,7 +284,7 @@ def _main(args: argparse.Namespace, console) -> int:
     write_summary(run_dir, summary)
     from envs.report.html import write_report
 
-    write_report(run_dir, summary)
+    write_report(run_dir, summary, domain)
     print_summary(summary, console)
     print_power_plan(summary, console)
     if summary.not_played:

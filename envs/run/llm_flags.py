@@ -20,10 +20,12 @@ from envs.llm.context import DEFAULTS, make_llm_context, model_concurrency_for  
 from envs.llm.endpoints import CLIENTS
 
 
-def add_llm_arguments(ap: argparse.ArgumentParser) -> None:
+def add_llm_arguments(ap: argparse.ArgumentParser, roles: tuple[str, ...] = ("agent", "user", "judge")) -> None:
+    """The LLM flags, per role for ``roles`` only (a command that calls no agent or user model,
+    such as ``envs.regrade``, offers none of their flags)."""
     g = ap.add_argument_group("LLM roles (litellm)")
     g.add_argument("--api-base", default=None, help="OpenAI-compatible server for every LLM role (vLLM, llama.cpp, Ollama)")
-    for role in ("agent", "user", "judge"):
+    for role in roles:
         g.add_argument(f"--{role}-api-base", default=None, help=f"server for the {role} only (overrides --api-base)")
         g.add_argument(f"--{role}-temperature", type=float, default=None, help=f"{role} temperature (default: provider's; judge 0)")
         g.add_argument(f"--{role}-max-tokens", type=int, default=None, help=f"{role} max tokens per reply (local: 256)")

@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 
 
-async def play(domain, plan, factories, store, concurrency: int, progress, limits=None, gate=None) -> None:
+async def play(domain, plan, factories, store, concurrency: int, progress, limits=None, gate=None, watch=None) -> None:
     """Play ``plan`` ((task, repeat, run seed[, attempt]) tuples). With ``limits``, episodes get
     their budgets and an errored one is replayed up to ``limits.retry_errors`` times (each attempt
     appended to the store; ``progress`` sees the last); with ``gate``, an episode starts only while
-    the run's cost cap is not spent (the ones refused are counted by the gate)."""
+    the run's cost cap is not spent (the ones refused are counted by the gate); ``watch``
+    (``envs.run.live.InFlight``) sees each episode while it plays."""
     from envs.episode import episode_seed, run_episode
     from envs.run.limits import RunLimits
     from envs.episode.budgets import Budgets
@@ -60,6 +61,7 @@ async def play(domain, plan, factories, store, concurrency: int, progress, limit
                     state=state,
                     budgets=lim.budgets,
                     attempt=attempt,
+                    watch=watch,
                 )
                 store.append(rec)
                 if gate is not None:

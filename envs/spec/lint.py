@@ -11,6 +11,12 @@ the user could not make happen. ``lint_task(domain, task, where)`` replays the g
   request, the known facts, the hidden facts, the change of mind, what the user's own tool
   calls return, the outputs of the gold path's earlier calls, nor the policy. Values the tool
   schema enumerates are choices, not facts; free text (words without a digit) is not a fact;
+* ``expected_actions.N.arguments.K`` (an open choice): the goal depends on a choice that is the
+  user's (the domain's ``user_choices`` in words.yaml, e.g. a refund's destination) which neither
+  the goal, the request, the facts nor the change of mind settles; the LLM user is told it may
+  choose freely where the scenario leaves a choice open, so such a goal would fail a good agent
+  (``open_choices``; not yet run by ``envs.check``: the generated hard tasks do not settle a
+  refund's destination yet, tests/test_customer_lines.py holds the shipped base tasks to it);
 * ``scenario.user_tools.N.arguments``: a user tool call's arguments do not validate (reported
   by ``check_task``, which the lint runs first);
 * ``task``: the task requires nothing observable of the agent (``requires_nothing``: no state
@@ -184,6 +190,44 @@ def facts_unreachable(domain, task: Task, gold: GoldPath) -> list[str]:
                         "gets to say (not in the request, known or hidden facts, mind_change, their tool outputs) "
                         "and no earlier call of the gold path returns"
                     )
+    return out
+
+
+def open_choices(domain, task: Task, where: str | Path) -> list[str]:
+    """``choices_open`` on the task's gold path, as ``FILE: field: reason`` lines."""
+    gold = replay(domain, task)
+    try:
+        return [] if gold.error else [f"{where}: {p}" for p in choices_open(domain, task, gold)]
+    finally:
+        gold.close()
+
+
+def choices_open(domain, task: Task, gold: GoldPath) -> list[str]:
+    """``expected_actions.N.arguments.K: ...`` for each user's choice the goal depends on that the
+    scenario does not settle (module docstring)."""
+    choices = getattr(getattr(domain, "words", None), "user_choices", {}) or {}
+    if not choices:
+        return []
+    sc = task.scenario
+    texts = [sc.goal, sc.request, *sc.known_facts, *(h.fact for h in sc.hidden_facts)]
+    if sc.mind_change is not None:
+        texts.append(sc.mind_change.say)
+    low = " ".join(texts).lower()
+    out = []
+    for i, call in enumerate(gold.actions):
+        if call.side != "agent":
+            continue
+        for arg, value in call.arguments.items():
+            names = choices.get(arg, {})
+            if not isinstance(value, str) or value not in names:
+                continue
+            words = [value.replace("_", " "), *names[value]]
+            if not any(w.lower() in low for w in words):
+                out.append(
+                    f"expected_actions.{i}.arguments.{arg}: {call.name} needs {arg} {value!r}, a choice that is the "
+                    f"user's, but the goal, request, facts and change of mind never settle it (say e.g. "
+                    f"{words[-1]!r} in the goal); the LLM user may choose freely where a choice is left open"
+                )
     return out
 
 

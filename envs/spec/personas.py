@@ -8,7 +8,12 @@ no enumerated personas (its tasks give none, or write one inline).
 
 A greedy all-pairs (pairwise) construction: repeatedly add the persona that
 covers the most not-yet-covered value pairs, until every pair of values of
-every two dimensions appears in some persona. The result is deterministic and
+every two dimensions appears in some persona. Values that cannot go together
+in one person ("impatient, short with the agent" and "chatty, talks at length")
+are declared in the same file, ``incompatible: [{temperament: impatient,
+verbosity: chatty}, ...]`` (each entry a set of values no persona may hold all
+of); the enumeration never combines them (their pair is not a pair to cover)
+and ``incompatibilities`` names what a hand-written persona combines. The result is deterministic and
 written by ``python -m envs.spec.personas --write [--domain D]``; a test checks
 every shipped file is current and that coverage is complete.
 """
@@ -57,25 +62,93 @@ def load_dimensions(domain: str | None = None, path: Path | None = None) -> dict
     return dims
 
 
-def all_pairs(dims: dict[str, list[str]]) -> list[dict[str, str]]:
-    """Greedy pairwise covering array over the dimension values (deterministic)."""
+def load_incompatible(domain: str | None = None, path: Path | None = None) -> list[dict[str, str]]:
+    """The domain's ``incompatible`` value sets (``[{dimension: value, ...}]``), checked against its dimensions."""
+    if path is None:
+        if not domain:
+            raise SpecError("personas: load_incompatible needs a domain or a path")
+        path = personas_dir(domain) / "dimensions.yaml"
+    data = read_yaml(path)
+    rules = (data or {}).get("incompatible", []) if isinstance(data, dict) else []
+    dims = load_dimensions(path=path)
+    if not isinstance(rules, list):
+        raise SpecError(f"{path}: incompatible: expected a list of {{dimension: value}} mappings")
+    for i, r in enumerate(rules):
+        if not isinstance(r, dict) or len(r) < 2:
+            raise SpecError(f"{path}: incompatible.{i}: expected at least two dimension: value entries")
+        for k, v in r.items():
+            if k not in dims or v not in dims[k]:
+                raise SpecError(f"{path}: incompatible.{i}.{k}: unknown dimension or value {v!r}")
+    return rules
+
+
+def incompatibilities(values: dict[str, str], incompatible: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The declared incompatible value sets that ``values`` (one persona) holds all of."""
+    return [r for r in incompatible if all(values.get(k) == v for k, v in r.items())]
+
+
+def all_pairs(dims: dict[str, list[str]], incompatible: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """Greedy pairwise covering array over the dimension values (deterministic), never holding
+    an ``incompatible`` value set (such pairs are not covered: no persona could have them).
+
+    With incompatibilities, the unconstrained array is built first and each persona that holds
+    an incompatible set is repaired (the set's last dimension takes the compatible value that
+    covers most pairs no other persona covers); personas left alone keep their values, so a
+    declared incompatibility changes only the personas that broke it (and adds any needed to
+    cover the pairs the repair uncovered)."""
     names = list(dims)
-    uncovered = {
+    bad = incompatible or []
+    pairs = {
         (a, va, b, vb)
         for a, b in itertools.combinations(names, 2)
         for va in dims[a]
         for vb in dims[b]
+        if not incompatibilities({a: va, b: vb}, [r for r in bad if len(r) == 2])
     }
-    rows: list[dict[str, str]] = []
+    every = {(a, va, b, vb) for a, b in itertools.combinations(names, 2) for va in dims[a] for vb in dims[b]}
+    rows = _greedy(names, dims, every, [], [])
+    if not bad:
+        return rows
+    for i, row in enumerate(rows):
+        for _ in range(len(names) * len(bad) + 1):
+            hit = incompatibilities(row, bad)
+            if not hit:
+                break
+            others = [r for j, r in enumerate(rows) if j != i]
+            # the set's last dimension first; another of its dimensions when that one has no way out;
+            # a value that breaks no set it did not already break
+            before = len(hit)
+            for n in sorted(hit[0], key=names.index, reverse=True):
+                allowed = [v for v in dims[n] if v != row[n] and len(incompatibilities({**row, n: v}, bad)) < before]
+                if allowed:
+                    break
+            else:
+                raise SpecError(f"personas: no persona can hold {hit[0]} or any repair of it (incompatible: {bad})")
+            row[n] = max(allowed, key=lambda v: (
+                sum(1 for m in names if m != n and not any(r[m] == row[m] and r[n] == v for r in others)),
+                -dims[n].index(v),
+            ))
+        else:
+            raise SpecError(f"personas: could not repair {row} (incompatible: {bad})")
+    uncovered = {p for p in pairs if not any(r[p[0]] == p[1] and r[p[2]] == p[3] for r in rows)}
+    return _greedy(names, dims, uncovered, rows, bad)
+
+
+def _greedy(names: list[str], dims: dict[str, list[str]], uncovered: set, rows: list[dict[str, str]],
+            bad: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Add personas to ``rows`` until ``uncovered`` is empty: seed each with the first uncovered
+    pair, fill the other dimensions greedily with values compatible with the row."""
     while uncovered:
-        # Seed with the first uncovered pair, then fill the other dimensions greedily.
         a, va, b, vb = min(uncovered, key=lambda p: (names.index(p[0]), names.index(p[2]), p[1], p[3]))
         row = {a: va, b: vb}
         for n in names:
             if n in row:
                 continue
+            allowed = [v for v in dims[n] if not incompatibilities({**row, n: v}, bad)]
+            if not allowed:
+                raise SpecError(f"personas: no value of {n} goes with {row} (incompatible: {bad})")
             best = max(
-                dims[n],
+                allowed,
                 key=lambda v: (
                     sum(1 for m, mv in row.items() if _pair(names, m, mv, n, v) in uncovered),
                     -dims[n].index(v),
@@ -97,8 +170,8 @@ def style_of(dims_desc: dict[str, dict[str, str]], values: dict[str, str]) -> st
     return " ".join(dims_desc[d][v] for d, v in values.items())
 
 
-def enumerate_personas(dims_desc: dict[str, dict[str, str]]) -> list[Persona]:
-    rows = all_pairs({k: list(v) for k, v in dims_desc.items()})
+def enumerate_personas(dims_desc: dict[str, dict[str, str]], incompatible: list[dict[str, str]] | None = None) -> list[Persona]:
+    rows = all_pairs({k: list(v) for k, v in dims_desc.items()}, incompatible)
     return [
         Persona(id=f"p{i + 1:02d}", dimensions=row, style=style_of(dims_desc, row))
         for i, row in enumerate(rows)
@@ -128,7 +201,7 @@ def all_personas(domain: str) -> list[Persona]:
 
 def render_personas(domain: str) -> str:
     """The text of ``personas/<domain>/personas.yaml`` as enumerated from its dimensions."""
-    ps = enumerate_personas(load_dimensions(domain))
+    ps = enumerate_personas(load_dimensions(domain), load_incompatible(domain))
     return (
         f"# Generated by `python -m envs.spec.personas --write --domain {domain}` from dimensions.yaml (all-pairs). Do not edit.\n"
         + yaml.safe_dump({"personas": [p.model_dump(exclude_none=True) for p in ps]}, sort_keys=False, width=100)

@@ -283,11 +283,15 @@ class LineFit(Spec):
 
     ``at``: ``opening`` (first message only), ``later`` (never the first), ``any``.
     ``answering``: only when the message answers something the agent asked.
-    ``warm``: thanks or a kind word; never said by a cold persona or after a cold turn."""
+    ``warm``: thanks or a kind word; never said by a cold persona or after a cold turn.
+    ``after_help``: thanks for help, only once the agent has done something (a tool call).
+    ``after_change``: only once the user has changed its mind ("sorry, I keep going back and forth")."""
 
     at: Literal["any", "opening", "later"] = "any"
     answering: bool = False
     warm: bool = False
+    after_help: bool = False
+    after_change: bool = False
 
 
 class ScriptedLines(Spec):

@@ -80,6 +80,7 @@ def check_task(domain, task: Task, where: str | Path, replayed: bool = True) -> 
             problems.append(f"{where}: {e}")
     else:
         problems += [f"{where}: {p}" for p in persona_outside_dimensions(domain, task)]
+    problems += _persona_coherence(domain, task, where)
     problems += [f"{where}: {p}" for p in duplicate_ids(task.model_dump())]
     for i, a in enumerate(task.expected_actions):
         t = _tool(domain, a.name)
@@ -153,6 +154,26 @@ def replay(domain, task: Task) -> GoldPath:
     gold.final = st
     return gold
 
+
+def _persona_coherence(domain, task: Task, where: str | Path) -> list[str]:
+    """A persona (inline, or edited into personas.yaml) holding values its domain's dimensions
+    declare incompatible: one line naming them."""
+    from envs.spec.personas import incompatibilities, load_incompatible, persona_domains, personas_dir
+
+    if task.persona is None or domain.name not in persona_domains():
+        return []
+    try:
+        persona = domain.persona(task)
+        rules = load_incompatible(domain.name)
+    except SpecError:
+        return []  # reported above (unknown persona) or by the dimensions' own loading
+    if persona is None:
+        return []
+    out = []
+    for r in incompatibilities(persona.dimensions, rules):
+        both = " and ".join(f"{k}: {v}" for k, v in r.items())
+        out.append(f"{where}: persona: {persona.id} combines {both}, which {personas_dir(domain.name) / 'dimensions.yaml'} declares incompatible")
+    return out
 
 
 def duplicate_ids(data, path: str = "") -> list[str]:

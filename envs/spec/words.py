@@ -30,7 +30,8 @@ class PersonaLine(Spec):
     """A line said when the persona has every dimension value in ``when`` (the first match wins)."""
 
     when: dict[str, str] = Field(default_factory=dict)
-    say: str
+    say: str | list[str]
+    """One line, or several realisations of it (``pick`` takes one by ``key``)."""
 
 
 class PersonaOmit(Spec):
@@ -64,8 +65,12 @@ class ScriptedWords(Spec):
     stuck: str = "This is going nowhere."
 
     @staticmethod
-    def pick(lines: list[PersonaLine], dims: dict[str, str], default: str = "") -> str:
-        return next((ln.say for ln in lines if _matches(ln.when, dims)), default)
+    def pick(lines: list[PersonaLine], dims: dict[str, str], default: str = "", key: int = 0) -> str:
+        """The first matching line's text; of several realisations, the one ``key`` selects."""
+        say = next((ln.say for ln in lines if _matches(ln.when, dims)), default)
+        if isinstance(say, list):
+            return say[key % len(say)] if say else default
+        return say
 
     def omitted(self, dims: dict[str, str]) -> list[str]:
         return [w for o in self.omit if _matches(o.when, dims) for w in o.words]
@@ -88,6 +93,10 @@ class DomainWords(Spec):
     done_words: list[str] = Field(default_factory=list)
     """Words (besides the generic ones) by which the agent reports a change done ("refunded")."""
     scripted: ScriptedWords = Field(default_factory=ScriptedWords)
+    user_choices: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    """Agent-tool parameters whose value is the user's to choose (a refund's destination), and per
+    value the words a user names it with: the lint (``envs.spec.lint.choices_open``) finds goals
+    that depend on a choice the scenario leaves open, where the LLM user is told it may choose freely."""
 
     def all_done_words(self) -> list[str]:
         return list(dict.fromkeys([*GENERIC_DONE_WORDS, *self.done_words]))

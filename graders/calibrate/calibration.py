@@ -121,11 +121,13 @@ def coverage_gaps(domain, items: list[GoldItem]) -> list[tuple[str, str, str]]:
                     if (r, sit.id, label) not in have:
                         gaps.append((r, sit.id, label))
     # a rule of every situation reads the same in each: one item per label, in any situation
+    # (a gap names the first, so --extend writes an item that loads)
+    first = next(iter(domain.situations), None)
     for r in domain.rules.values():
-        if r.every_situation:
+        if r.every_situation and first is not None:
             for label in ("FOLLOWED", "VIOLATED"):
                 if not any(i.rule == r.id and i.label == label for i in items):
-                    gaps.append((r.id, "*", label))
+                    gaps.append((r.id, first, label))
     return gaps
 
 

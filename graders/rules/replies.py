@@ -193,7 +193,8 @@ _REQUEST = re.compile(
     r"^(?:(?:so|and|then|now|just|once [^,]+,|if [^,]+,|okay|ok|great|thanks)[,\s]+)*(?:please\s+)?"
     r"(?:let me know|tell me|give me|send (?:me|it|them|over|us)|share|confirm|provide|reply with|type|enter|"
     r"drop me|pass me|write (?:me|down))\b"
-    r"|\bplease\s+(?:(?:just|also|kindly|quickly|first|now|simply|go ahead and)\s+)*" + _ASK_VERB + r"\b"
+    r"|\b(?:please|kindly)\s+(?:(?:could|can|would|will) you\s+|(?:just|also|kindly|quickly|first|now|simply|go ahead and|"
+    r"make sure to|be sure to|remember to|feel free to)\s+)*" + _ASK_VERB + r"\b"
     r"|(?<=\w),?\s+please\W*$"
     r"|\b(?:I(?:'ll| will)? need|I'd need|I need) (?:you to (?:" + _ASK_VERB + r")|your|the|to (?:know|have|see))\b",
     re.I,

@@ -17,7 +17,7 @@ from envs.domain.tools import tool
 from envs.state.rawrows import Row, RowSet
 
 from .common import (
-    CustomerId,
+    Email,
     OrderId,
     _items,
     _refunds,
@@ -52,15 +52,16 @@ def check_doorstep(session: Session, order_id: OrderId) -> str:
 
 
 def _check_doorstep(hd: Row | None, order_id: str) -> str:
+    # said as a person says it: what they found, not the order number again
     if hd is None:
-        return f"Nothing has arrived for order {order_id}: no parcel at the front door or in the mailbox."
+        return "Nothing has arrived: no parcel at the front door or in the mailbox."
     if hd.in_hand:
-        return f"I already have the parcel for order {order_id}. {_contents(hd)}"
+        return f"I already have the parcel. {_contents(hd)}"
     if hd.location in ("front_door", "mailbox"):
         hd.in_hand, hd.collected_at = True, NOW
         where = "front door" if hd.location == "front_door" else "mailbox"
-        return f"There is a parcel for order {order_id} at the {where} after all, I have it now. {_contents(hd)}"
-    return f"No parcel for order {order_id} at the front door or in the mailbox."
+        return f"There's a parcel at the {where} after all, I have it now. {_contents(hd)}"
+    return "No parcel at the front door or in the mailbox."
 
 
 @tool(side="user")
@@ -78,10 +79,10 @@ def _ask_neighbour(hd: Row | None, order_id: str) -> str:
     if hd is not None and hd.location == "neighbour" and not hd.in_hand:
         hd.in_hand, hd.collected_at = True, NOW
         who = hd.neighbour or "a neighbour"
-        return f"My neighbour ({who}) had the parcel for order {order_id} and handed it over. {_contents(hd)}"
+        return f"My neighbour ({who}) had the parcel and handed it over. {_contents(hd)}"
     if hd is not None and hd.in_hand:
-        return f"No need, I already have the parcel for order {order_id}."
-    return f"None of the neighbours has seen a parcel for order {order_id}."
+        return "No need, I already have the parcel."
+    return "None of the neighbours has seen it."
 
 
 @tool(side="user")
@@ -112,20 +113,29 @@ def _view_order_in_app(r: RowSet, order_id: str) -> str:
     return line
 
 
+def _own_account(r: RowSet, email: str) -> str | None:
+    """The customer's own account, found by the email they know (a customer knows no internal id)."""
+    c = r.first("customers", "id", email=email.strip().lower())
+    return c.id if c is not None else None
+
+
 @tool(side="user")
 def check_bank_statement(
     session: Session,
-    customer_id: CustomerId,
+    email: Email,
     days: Annotated[int, Field(ge=1, le=120, description="How many days back to look.")] = 30,
 ) -> str:
-    """The customer's bank statement lines for the marketplace over the last days (charges and refunds that posted).
+    """The customer's own bank statement lines for the marketplace over the last days (charges and refunds that posted).
 
     Args:
-        customer_id: Whose statement.
+        email: Your own email address (the one on your marketplace account).
         days: How many days back to look.
     """
     since = TODAY - dt.timedelta(days=days)
     with rows_of(session) as r:
+        customer_id = _own_account(r, email)
+        if customer_id is None:
+            return "I can't find a marketplace account for that email, so I can't tell which card to look at."
         rows = r.select_where("bank_statement_lines", "customer_id = ? AND posted_on >= ?", "posted_on DESC, id DESC",
                               customer_id, r.encode("bank_statement_lines", "posted_on", since))
     if not rows:
@@ -135,13 +145,16 @@ def check_bank_statement(
 
 
 @tool(side="user")
-def check_email_inbox(session: Session, customer_id: CustomerId) -> str:
-    """The order-confirmation emails in the customer's inbox (they show order numbers), newest first.
+def check_email_inbox(session: Session, email: Email) -> str:
+    """The order-confirmation emails in your own inbox (they show order numbers), newest first.
 
     Args:
-        customer_id: Whose inbox.
+        email: Your own email address (the inbox to look in).
     """
     with rows_of(session) as r:
+        customer_id = _own_account(r, email)
+        if customer_id is None:
+            return "There are no order confirmation emails from the marketplace in that inbox."
         orders = r.select("orders", "placed_at DESC, id", customer_id=customer_id)[:5]
         if not orders:
             return "There are no order confirmation emails in my inbox."

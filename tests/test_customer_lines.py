@@ -1,0 +1,138 @@
+"""The scripted customer's lines: disclosure by persona, lines that fit the moment, a goodbye, and
+realisations that differ between tasks (envs/actors/scripted_user.py, enactment.py, replies.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from envs.actors.enactment import Point, enact, fits, realise
+from envs.actors.protocols import STOP_TOKEN, UserTurn
+from envs.actors.scripted_user import ScriptedUser
+from envs.domain import get_domain
+from envs.spec.schema import LineFit, Persona, ScriptedLines
+
+TASK = "sup_cancel_before_dispatch"  # hidden facts: email, zip
+
+
+@pytest.fixture(scope="module")
+def support():
+    return get_domain("support")
+
+
+def say(u, d, task, persona, msg, events=(), goal_met=False, situation=None):
+    turn = UserTurn(task=task, persona=persona, situation=situation, situation_id=situation.id if situation else None,
+                    agent_message=msg, events=list(events), turn=1, rng=random.Random(0), call_tool=lambda n, a: "",
+                    words=d.words, topics=d.topics, replies=d.replies, goal_met=goal_met, goal_changes=True)
+    return asyncio.run(u.reply(turn))
+
+
+def P(**dims):
+    return Persona(id="x", dimensions={"temperament": "calm", "age_group": "middle", **dims})
+
+
+def test_asked_for_the_email_it_tells_the_email_only(support):
+    t = support.tasks[TASK]
+    u = ScriptedUser()
+    say(u, support, t, P(verbosity="normal"), None)
+    r = say(u, support, t, P(verbosity="normal"), "What's the email address on your account?").content
+    email = next(h.fact.split()[-1].rstrip(".") for h in t.scenario.hidden_facts if h.id == "email")
+    zip_ = next(h.fact.split()[-1].rstrip(".") for h in t.scenario.hidden_facts if h.id == "zip")
+    assert email in r and zip_ not in r
+
+
+@pytest.mark.parametrize("verbosity,offers", [("chatty", True), ("normal", False), ("terse", False)])
+def test_a_general_request_gets_what_the_persona_volunteers(support, verbosity, offers):
+    t = support.tasks[TASK]
+    u = ScriptedUser()
+    say(u, support, t, P(verbosity=verbosity), None)
+    r = say(u, support, t, P(verbosity=verbosity), "Before we start, could you verify your identity for me?").content
+    email = next(h.fact.split()[-1].rstrip(".") for h in t.scenario.hidden_facts if h.id == "email")
+    assert (email in r) is offers
+    if not offers:
+        assert r.endswith("?")  # it asks what is needed instead of "I don't know"
+
+
+def test_thanks_for_help_only_after_the_agent_did_something():
+    fit = LineFit(warm=True, after_help=True)
+    assert not fits("Thanks for your help.", fit, Point(opening=False, answering=True, cold=False, helped=False))
+    assert fits("Thanks for your help.", fit, Point(opening=False, answering=True, cold=False, helped=True))
+    back = LineFit(after_change=True)
+    assert not fits("Sorry, I keep going back and forth.", back, Point(opening=False, answering=False, cold=False, changed=False))
+
+
+def test_shipped_thanks_lines_wait_for_help(support):
+    coop = support.situations["cooperative"].scripted
+    thanks = [x for x in coop.suffix if x.lower().startswith(("thanks", "thank", "cheers", "much appreciated", "i appreciate"))]
+    assert thanks and all(coop.fits[x].after_help for x in thanks)
+    before = [enact(coop, Point(opening=False, answering=True, cold=False, helped=False, key=k), random.Random(k)).suffix
+              for k in range(40)]
+    assert not any(x.lower().startswith(("thanks", "cheers", "much appreciated")) for x in before)
+
+
+def test_result_then_anything_else_gets_thanks_then_a_goodbye(support):
+    t = support.tasks[TASK]
+    u = ScriptedUser()
+    p = P(verbosity="normal")
+    say(u, support, t, p, None)
+    done = say(u, support, t, p, "Order O-91201 is now cancelled.", goal_met=True)
+    assert not done.stop and done.content
+    bye = say(u, support, t, p, "Is there anything else I can help you with?", goal_met=True)
+    assert bye.stop and bye.content.replace(STOP_TOKEN, "").strip()
+
+
+def test_told_the_result_with_anything_else_it_answers_and_leaves_at_once(support):
+    t = support.tasks[TASK]
+    u = ScriptedUser()
+    say(u, support, t, P(verbosity="normal"), None)
+    r = say(u, support, t, P(verbosity="normal"), "Done, it is cancelled. Is there anything else I can help with?", goal_met=True)
+    assert r.stop and r.content.replace(STOP_TOKEN, "").strip()
+
+
+def test_a_refusal_with_remedies_is_not_pushed_back_on(support):
+    t = support.tasks[TASK]
+    u = ScriptedUser()
+    say(u, support, t, P(verbosity="normal"), None)
+    r = say(u, support, t, P(verbosity="normal"),
+            "I can't refund that one, but would you prefer store credit or a replacement?").content
+    assert "nothing you can do" not in r.lower() and "other way" not in r.lower()
+
+
+def test_realisations_differ_between_tasks_and_stay_within_one():
+    line = "{Thanks|Thank you|Cheers} for {picking this up|taking this|looking at this}."
+    said = {realise(line, k) for k in range(50)}
+    assert len(said) >= 6 and all("{" not in x for x in said)
+    assert realise(line, 7) == realise(line, 7)
+
+
+def test_each_task_keeps_a_small_repertoire_per_list():
+    lines = ScriptedLines(prefix=[f"Line number {i} here." for i in range(20)])
+    got = {enact(lines, Point(opening=False, answering=False, cold=False, key=123), random.Random(s)).prefix for s in range(60)}
+    assert len(got) <= 3
+    other = {enact(lines, Point(opening=False, answering=False, cold=False, key=456), random.Random(s)).prefix for s in range(60)}
+    assert got != other
+
+
+def test_a_run_of_distinct_tasks_does_not_share_fact_sentences(support):
+    # "My zip code is 40503." in every task was the widest sentence of the main run
+    outs = set()
+    for tid, t in sorted(support.tasks.items()):
+        if not any(h.id == "zip" for h in t.scenario.hidden_facts):
+            continue
+        u = ScriptedUser()
+        say(u, support, t, P(verbosity="normal"), None)
+        outs.add(" ".join(w for w in say(u, support, t, P(verbosity="normal"), "And your zip code?").content.split() if not w[0].isdigit()))
+    assert len(outs) >= 4
+
+
+def test_base_task_goals_settle_every_choice_that_is_the_users(support):
+    from envs.spec.lint import open_choices
+
+    found = [line for tid, t in sorted(support.tasks.items()) if tid.startswith("sup_") for line in open_choices(support, t, tid)]
+    assert found == []
+    # the lint finds an unsettled destination (the goal before it said where the money goes)
+    t = support.tasks["sup_lost_parcel_refund"]
+    bare = t.model_copy(update={"scenario": t.scenario.model_copy(update={"goal": "Get the money back for a lost parcel."})})
+    assert any("destination 'original_payment'" in x for x in open_choices(support, bare, "t"))
