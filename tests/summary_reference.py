@@ -189,7 +189,7 @@ def reference_summarize(
             reward_sum += r.reward
             agent_failed += r.termination in AGENT_FAILED
         if not success and (acc.first_failed is None or r.repeat < acc.first_failed[0]):
-            acc.first_failed = (r.repeat, _why_failed(r))
+            acc.first_failed = (r.repeat, _why_failed(r, domain))
         for role, u in r.usage.items():
             tot = usage.setdefault(role, UsageTotals())
             tot.calls += u.calls
