@@ -14,7 +14,7 @@ from envs.report.summary import summarize
 from envs.run.cli import main as run_main
 from envs.run.config import configure_domain
 from envs.run.store import RunStore
-from tests.summary_reference import reference_summarize
+from summary_reference import reference_summarize
 
 RUNS = {
     "support-careful": ["--domain", "support", "--agent", "scripted:careful", "--repeats", "2"],
