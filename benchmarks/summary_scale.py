@@ -2,7 +2,9 @@
 
 Writes synthetic records (each with a short transcript) to a run folder, then times
 ``summarize(RunStore.iter_latest())`` (streamed) in a fresh process and reports that
-process's peak resident memory beside the size of the file. Prints one line per case.
+process's peak resident memory beside the size of the file; then, in another fresh process,
+``envs.compare``'s ``compare`` of the run with itself (both sides read). Prints one line per
+case and, at the end, the README's rows.
 
     python benchmarks/summary_scale.py [--episodes 100000] [--repeats 2000]
 """
@@ -48,25 +50,50 @@ def write(run_dir: Path, tasks: int, repeats: int, seed: int = 0) -> int:
     return len(lines)
 
 
-def summarise_here(run_dir: str, repeats: int) -> None:
-    """In this (fresh) process: time the streamed summary and print it with the peak RSS."""
+def _peak_mb() -> float:
     import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def summarise_here(run_dir: str, repeats: int) -> None:
+    """In this (fresh) process: time the streamed summary and print it with the peak RSS (and
+    write it, for the compare that follows)."""
+    from envs.report.summary import write_summary
+
     t0 = time.perf_counter()
+    c0 = time.process_time()
     s = summarize(RunStore(Path(run_dir)).iter_latest(), {"domain": "bench", "repeats": repeats})
-    wall = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = _peak_mb()
+    write_summary(run_dir, s)
     k = str(len(s.pass_hat_k))
     print(
-        f"summary in {wall:.1f} s, peak RSS {peak:.0f} MB (interpreter and imports included); "
+        f"summary in {wall:.1f} s ({cpu:.1f} s CPU), peak RSS {peak:.0f} MB (interpreter and imports included); "
         f"pass^1 {s.pass_hat_k['1']:.3f} CI [{s.pass_hat_k_ci95['1'][0]:.3f}, {s.pass_hat_k_ci95['1'][1]:.3f}], "
         f"pass^{k} {s.pass_hat_k[k]:.3g}, errors {s.errors}, agent_failed {s.agent_failed}, "
         f"mean_reward {s.mean_reward:.3f} over {s.mean_reward_over}",
         flush=True,
     )
+    print(f"#row summary {wall:.1f} {cpu:.1f} {peak:.0f}", flush=True)
 
 
-def measure(label: str, tasks: int, repeats: int) -> None:
+def compare_here(run_dir: str) -> None:
+    """In this (fresh) process: time ``compare`` of the run with itself, with the peak RSS."""
+    from envs.report.compare import compare
+
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    c = compare(Path(run_dir), Path(run_dir))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = _peak_mb()
+    print(f"  compare (the run with itself) in {wall:.2f} s ({cpu:.2f} s CPU), peak RSS {peak:.0f} MB; "
+          f"{c['tasks']['compared']} tasks compared", flush=True)
+    print(f"#row compare {wall:.2f} {cpu:.2f} {peak:.0f}", flush=True)
+
+
+def measure(label: str, tasks: int, repeats: int) -> str:
+    """One case; returns its README row."""
     import subprocess
     import sys
 
@@ -74,7 +101,17 @@ def measure(label: str, tasks: int, repeats: int) -> None:
         n = write(Path(d), tasks, repeats)
         size = (Path(d) / "episodes.jsonl").stat().st_size
         print(f"{label}: {n} episodes ({size / 1e6:.0f} MB on disk): ", end="", flush=True)
-        subprocess.run([sys.executable, __file__, "--summarise", d, "--repeats", str(repeats)], check=True)
+        rows = {}
+        for argv in (["--summarise", d, "--repeats", str(repeats)], ["--compare", d]):
+            out = subprocess.run([sys.executable, __file__, *argv], check=True, capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                if line.startswith("#row "):
+                    what, wall, cpu, peak = line.split()[1:]
+                    rows[what] = (wall, cpu, peak)
+                else:
+                    print(line, flush=True)
+    (sw, sc, sp), (cw, cc, cp) = rows["summary"], rows["compare"]
+    return f"| {label} ({n:,} episodes, {size / 1e6:.0f} MB) | {sw} s ({sc} s CPU), {sp} MB | {cw} s ({cc} s CPU), {cp} MB |"
 
 
 def main() -> None:
@@ -82,11 +119,20 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=2_000)
     ap.add_argument("--summarise", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--compare", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.summarise:
         return summarise_here(a.summarise, a.repeats)
-    measure(f"1 task x {a.repeats} repeats", 1, a.repeats)
-    measure(f"50 tasks x {a.episodes // 50} repeats", 50, a.episodes // 50)
+    if a.compare:
+        return compare_here(a.compare)
+    rows = [
+        measure(f"1 task x {a.repeats:,} repeats", 1, a.repeats),
+        measure(f"50 tasks x {a.episodes // 50:,} repeats", 50, a.episodes // 50),
+    ]
+    print("\nREADME rows (peak RSS of a fresh process, interpreter and imports included):")
+    print("| run | summary (wall, CPU, peak RSS) | compare with itself (wall, CPU, peak RSS) |")
+    print("|---|---|---|")
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":

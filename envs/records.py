@@ -12,9 +12,9 @@ that the store, the graders and the reports all read; one file keeps the schema 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
 
 class Record(BaseModel):
@@ -128,6 +128,28 @@ class ErrorEvent(Record):
 
 Event = Union[UserEvent, AgentEvent, ToolEvent, ErrorEvent]
 
+_EVENT_KINDS = ("user", "agent", "tool", "error")
+
+
+def _event_tag(v: Any) -> str:
+    kind = v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None)
+    return kind if kind in _EVENT_KINDS else "other"
+
+
+# An event read by its ``kind`` straight to its class (a record's transcript was most of its parse
+# time when each event was tried against every class in turn); one without a known kind is matched
+# as before, against every class.
+TaggedEvent = Annotated[
+    Union[
+        Annotated[UserEvent, Tag("user")],
+        Annotated[AgentEvent, Tag("agent")],
+        Annotated[ToolEvent, Tag("tool")],
+        Annotated[ErrorEvent, Tag("error")],
+        Annotated[Event, Tag("other")],
+    ],
+    Discriminator(_event_tag),
+]
+
 
 class RowChange(Record):
     key: dict[str, Any]
@@ -223,7 +245,7 @@ class EpisodeRecord(Record):
     termination: str | None = None  # user_stop | transfer | max_turns | max_steps | error | budget_*
     reward: float = 0.0
     grade: Grade | None = None
-    transcript: list[Event] = Field(default_factory=list)
+    transcript: list[TaggedEvent] = Field(default_factory=list)
     verdicts: list[Verdict] = Field(default_factory=list)
     agent_errors: int = 0
     usage: dict[str, Usage] = Field(default_factory=dict)
@@ -239,6 +261,17 @@ class EpisodeRecord(Record):
     # 1 for the first play of (task, repeat); each replay of an errored episode (--retry-errors,
     # --resume) is the next attempt. Earlier attempts stay in the store, superseded by the last.
     attempt: int = 1
+
+
+class EpisodeOutcome(BaseModel):
+    """The few fields of an ``EpisodeRecord`` that a per-task success count needs (``envs.compare``
+    reads a run's records as these: the rest of each line is skipped, not built)."""
+
+    model_config = ConfigDict(extra="ignore")
+    task_id: str
+    repeat: int
+    status: Literal["ok", "error"] = "ok"
+    reward: float = 0.0
 
 
 # -- the run summary (summary.json) -------------------------------------------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from functools import lru_cache
 from typing import Iterable
 
 from envs.actors.protocols import STOP_TOKEN
@@ -52,6 +53,18 @@ def long_enough(key: str) -> bool:
     return len(key.split()) >= MIN_WORDS
 
 
+@lru_cache(maxsize=8192)
+def _counted(text: str) -> tuple[tuple[str, str], ...]:
+    """(sentence, key) of each sentence of ``text`` long enough to count. Cached by the text (a
+    pure function of it; bounded): simulated users say the same message in many episodes."""
+    out = []
+    for s in sentences(text):
+        k = sentence_key(s)
+        if long_enough(k):
+            out.append((s, k))
+    return tuple(out)
+
+
 class RepetitionAccumulator:
     """``cross_task_repetition`` built one record at a time: per distinct sentence key, its
     occurrences and the set of tasks it was said in (bounded by the distinct sentences)."""
@@ -70,10 +83,7 @@ class RepetitionAccumulator:
         for e in r.transcript:
             if not isinstance(e, UserEvent):
                 continue
-            for s in sentences(e.content):
-                k = sentence_key(s)
-                if not long_enough(k):
-                    continue
+            for s, k in _counted(e.content):
                 self.occurrences[k] += 1
                 self.in_tasks[k].add(r.task_id)
                 self.example.setdefault(k, s)

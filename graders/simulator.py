@@ -33,6 +33,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -166,6 +167,13 @@ def _error_core(output: str) -> str:
     return core[:40].lower()
 
 
+@lru_cache(maxsize=8192)
+def _error_words(text: str) -> str | None:
+    """The error wording in ``text``, if any (cached by the text: simulated users repeat messages)."""
+    m = _ERROR_WORDS.search(text)
+    return m.group(0) if m else None
+
+
 def _tool_error_spoken(events: list[Event]) -> list[FlagHit]:
     hits = []
     errors: list[str] = []
@@ -175,11 +183,11 @@ def _tool_error_spoken(events: list[Event]) -> list[FlagHit]:
             if len(core) >= 8:
                 errors.append(core)
         elif isinstance(e, UserEvent):
-            low = e.content.lower()
+            low = e.content.lower() if errors else ""
             leaked = next((c for c in errors if c in low), None)
-            m = _ERROR_WORDS.search(e.content)
+            m = _error_words(e.content)
             if leaked or m:
-                why = f"repeats its tool's error {leaked!r}" if leaked else f"says {m.group(0).strip()!r}"
+                why = f"repeats its tool's error {leaked!r}" if leaked else f"says {m.strip()!r}"
                 hits.append(FlagHit(turn=e.turn, evidence=f"{why}: {snippet(e.content)}"))
     return hits
 

@@ -22,27 +22,55 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from envs.errors import SpecError
-from envs.records import EpisodeRecord, RunSummary
+from envs.records import RunSummary
 from envs.report.rule_names import rule_label
 from envs.report.summary import natural_key
 from graders.statistics import fisher_exact, paired_permutation
 
 
-def _load(run_dir: Path) -> tuple[RunSummary, list[EpisodeRecord]]:
+def _load(run_dir: Path) -> tuple[Any, dict[str, list[int]]]:
+    """The run's summary, and per task [episodes, successes] over its newest records (streamed: each
+    line read as an ``EpisodeOutcome``, so memory holds counts, not records)."""
     s = run_dir / "summary.json"
     e = run_dir / "episodes.jsonl"
     if not s.exists() or not e.exists():
         raise SpecError(f"{run_dir}: not a finished run (needs summary.json and episodes.jsonl)")
-    from envs.report.summary import read_summary
+    from envs.records import EpisodeOutcome
     from envs.run.store import RunStore
 
     try:
-        summary = read_summary(run_dir)
+        summary = _compared_summary().model_validate_json(s.read_bytes())
     except ValueError as e:  # pydantic's ValidationError, or JSON that does not parse
         raise SpecError(f"{s}: not a run summary ({str(e).splitlines()[0]})") from None
-    return summary, list(RunStore(run_dir).load().values())
+    store = RunStore(run_dir)
+    store.repair_tail()
+    return summary, task_counts(store.iter_latest(view=EpisodeOutcome))
+
+
+# What compare reads of a summary.json: the rest (the simulator block lists every failed episode's
+# cause, hundreds of MB at 100,000 episodes) is skipped, not built.
+_COMPARED_FIELDS = ("domain", "actors", "pass_hat_k", "errors", "rules", "rule_names", "variance")
+
+
+def _compared_summary():
+    """``RunSummary`` narrowed to ``_COMPARED_FIELDS`` (same types and defaults; other keys ignored)."""
+    from pydantic import ConfigDict, create_model
+
+    fields = {k: (RunSummary.model_fields[k].annotation, RunSummary.model_fields[k]) for k in _COMPARED_FIELDS}
+    return create_model("ComparedSummary", __config__=ConfigDict(extra="ignore"), **fields)
+
+
+def task_counts(recs) -> dict[str, list[int]]:
+    """Per task: [episodes, successes] (a success: status ok and reward 1)."""
+    out: dict[str, list[int]] = {}
+    for r in recs:
+        t = out.setdefault(r.task_id, [0, 0])
+        t[0] += 1
+        t[1] += int(r.status == "ok" and r.reward >= 1.0)
+    return out
 
 
 def compare(a_dir: Path, b_dir: Path) -> dict:
@@ -51,13 +79,7 @@ def compare(a_dir: Path, b_dir: Path) -> dict:
     if sa.domain != sb.domain:
         raise SpecError(f"{b_dir}: domain {sb.domain!r} differs from {a_dir}'s {sa.domain!r}")
 
-    def rates(recs):
-        out: dict[str, list[int]] = {}
-        for r in recs:
-            out.setdefault(r.task_id, []).append(int(r.status == "ok" and r.reward >= 1.0))
-        return {t: sum(v) / len(v) for t, v in out.items()}
-
-    pa, pb = rates(ra), rates(rb)
+    (pa, _), (pb, _) = _trials(ra), _trials(rb)
     common = sorted(pa.keys() & pb.keys())
     diffs = [pb[t] - pa[t] for t in common]
     tasks = {
@@ -143,14 +165,12 @@ def print_comparison(c: dict, alpha: float = 0.05, console=None, top: int | None
         console.print(fit_table(f"rule compliance, A vs B (Fisher exact test on judged turns; * p < {alpha})", cols, rows, console.width))
 
 
-def _trials(recs) -> tuple[dict[str, float], dict[str, int]]:
-    """Per task: success rate over its episodes, and how many."""
-    n: dict[str, int] = {}
-    c: dict[str, int] = {}
-    for r in recs:
-        n[r.task_id] = n.get(r.task_id, 0) + 1
-        c[r.task_id] = c.get(r.task_id, 0) + int(r.status == "ok" and r.reward >= 1.0)
-    return {t: c[t] / n[t] for t in n}, n
+def _trials(counts) -> tuple[dict[str, float], dict[str, int]]:
+    """Per task: success rate over its episodes, and how many (``counts``: ``task_counts``'s table,
+    or records, which are counted first)."""
+    if not isinstance(counts, dict):
+        counts = task_counts(counts)
+    return {t: c / n for t, (n, c) in counts.items()}, {t: n for t, (n, _) in counts.items()}
 
 
 def power_block(ra, rb, tasks: dict) -> dict | None:

@@ -26,7 +26,9 @@ class SimulatorAccumulator:
         self.tasks = getattr(domain, "tasks", {}) if domain is not None else {}
         self.reviews = reviews
         self.reviewer = reviewer
-        self.flags_out = {n: SimulatorFlagSummary() for n in FLAG_NAMES}
+        # per flag [count, measured] and its episodes, as plain values until ``finish``
+        self.flag_counts = {n: [0, 0] for n in FLAG_NAMES}
+        self.flag_episodes: dict[str, list[str]] = {n: [] for n in FLAG_NAMES}
         self.causes: list[EpisodeCause] = []
         self.per_task: dict[str, Counter] = defaultdict(Counter)
         self.trials: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -37,12 +39,12 @@ class SimulatorAccumulator:
         self.repetition.add(r)
         fl = simulator_flags(r, task, self.domain)
         for name, hits in fl.items():
-            s = self.flags_out[name]
+            s = self.flag_counts[name]
             if measurable(name, r, task):
-                s.measured += 1
+                s[1] += 1
             if hits:
-                s.count += len(hits)
-                s.episodes.append(r.episode_id)
+                s[0] += len(hits)
+                self.flag_episodes[name].append(r.episode_id)
         c = episode_cause(r, task, self.domain, fl)
         if c is not None and self.reviews and r.episode_id in self.reviews:
             c = self.reviews[r.episode_id]
@@ -55,10 +57,12 @@ class SimulatorAccumulator:
             t[1] += int(not failed(r))
 
     def finish(self) -> tuple[SimulatorReport, dict[str, dict[str, int]], dict[str, float]]:
-        for s in self.flags_out.values():
-            s.share = len(s.episodes) / s.measured if s.measured else None
+        flags = {}
+        for name, (count, measured) in self.flag_counts.items():
+            eps = self.flag_episodes[name]
+            flags[name] = SimulatorFlagSummary(count=count, episodes=eps, measured=measured, share=len(eps) / measured if measured else None)
         report = SimulatorReport(
-            flags=self.flags_out,
+            flags=flags,
             flagged_failures=[c.episode_id for c in self.causes if c.simulator_flags],
             causes=dict(Counter(c.cause for c in self.causes)),
             episodes=self.causes,

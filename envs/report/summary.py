@@ -58,9 +58,9 @@ def summarize(
     cfg = config if isinstance(config, RunConfig) else RunConfig.model_validate(config)
     tasks: dict[str, _TaskAcc] = defaultdict(_TaskAcc)
     err_by: Counter = Counter()
-    usage: dict[str, UsageTotals] = {}
+    usage: dict[str, list] = {}
     cells: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    tools: dict[str, ToolCallTotals] = {}
+    tools: dict[str, _ToolAcc] = {}
     n = n_err = agent_errors = agent_failed = 0
     reward_sum = 0.0
     from envs.report.fidelity import SimulatorAccumulator
@@ -87,22 +87,24 @@ def summarize(
         if not success and (acc.first_failed is None or r.repeat < acc.first_failed[0]):
             acc.first_failed = (r.repeat, _why_failed(r, domain))
         for role, u in r.usage.items():
-            tot = usage.setdefault(role, UsageTotals())
-            tot.calls += u.calls
-            tot.prompt_tokens += u.prompt_tokens
-            tot.completion_tokens += u.completion_tokens
-            tot.cached_calls += u.cached_calls
+            tot = usage.get(role)
+            if tot is None:
+                tot = usage[role] = [0, 0, 0, 0, 0, 0.0]  # UsageTotals' fields, as plain numbers until the end
+            tot[0] += u.calls
+            tot[1] += u.prompt_tokens
+            tot[2] += u.completion_tokens
+            tot[3] += u.cached_calls
             if u.cost is None:
-                tot.cost_unknown_calls += u.calls
+                tot[4] += u.calls
             else:
-                tot.cost += u.cost
+                tot[5] += u.cost
         for v in r.verdicts:
             cells[(v.rule, v.situation or "-")][v.verdict] += 1
             if v.verdict in ("FOLLOWED", "VIOLATED"):
                 sources[v.rule][v.source] += 1
         for e in r.transcript:
             if isinstance(e, ToolEvent):
-                _count_tool(tools.setdefault(e.side, ToolCallTotals()), e)
+                _count_tool(tools.get(e.side) or tools.setdefault(e.side, _ToolAcc()), e)
 
     per_task, all_trials, clean_trials = [], [], []
     for tid, acc in sorted(tasks.items()):
@@ -147,10 +149,11 @@ def summarize(
         mean_reward=(reward_sum / n_clean) if n_clean else None,
         mean_reward_over=n_clean,
         agent_failed=agent_failed,
-        tool_calls=tools,
+        tool_calls={side: t.totals() for side, t in tools.items()},
         unreadable_records=unreadable,
         per_task=per_task,
-        usage=usage,
+        usage={role: UsageTotals(calls=u[0], prompt_tokens=u[1], completion_tokens=u[2], cached_calls=u[3],
+                                 cost_unknown_calls=u[4], cost=u[5]) for role, u in usage.items()},
         wall_s=wall_s,
         simulator=simulator,
         pass_hat_k_agent_only=agent_only,
@@ -164,9 +167,26 @@ def summarize(
     return summary
 
 
-def _count_tool(tot: ToolCallTotals, e: ToolEvent) -> None:
+class _ToolAcc:
+    """One side's ``ToolCallTotals`` as plain counters while records stream (a pydantic attribute
+    set per tool call was a tenth of the summary's time at scale)."""
+
+    __slots__ = ("calls", "failures", "failures_by_kind", "by_tool")
+
+    def __init__(self) -> None:
+        self.calls = self.failures = 0
+        self.failures_by_kind: dict[str, int] = {}
+        self.by_tool: dict[str, dict[str, int]] = {}
+
+    def totals(self) -> ToolCallTotals:
+        return ToolCallTotals(calls=self.calls, failures=self.failures, failures_by_kind=self.failures_by_kind, by_tool=self.by_tool)
+
+
+def _count_tool(tot: _ToolAcc, e: ToolEvent) -> None:
     tot.calls += 1
-    per = tot.by_tool.setdefault(e.call.name, {"calls": 0, "failures": 0})
+    per = tot.by_tool.get(e.call.name)
+    if per is None:
+        per = tot.by_tool[e.call.name] = {"calls": 0, "failures": 0}
     per["calls"] += 1
     if not e.ok:
         tot.failures += 1

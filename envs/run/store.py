@@ -177,9 +177,9 @@ class RunStore:
                 yield pos, line
                 pos += len(line)
 
-    def _parse(self, line: bytes) -> EpisodeRecord | None:
+    def _parse(self, line: bytes, view=EpisodeRecord):
         try:
-            return EpisodeRecord.model_validate_json(line)
+            return view.model_validate_json(line)
         except (ValidationError, ValueError) as e:
             reason = str(e).splitlines()[1].strip() if "\n" in str(e) else e.__class__.__name__
             self.skipped_lines.append(f"{self.episodes_path}: line {line[:60]!r}: {reason[:160]}")
@@ -200,11 +200,13 @@ class RunStore:
             out[key] = pos
         return out
 
-    def iter_latest(self, keep=None) -> Iterator[EpisodeRecord]:
+    def iter_latest(self, keep=None, view=EpisodeRecord) -> Iterator[EpisodeRecord]:
         """The newest record per (task, repeat), one at a time, in file order.
 
         ``keep(task_id, repeat)`` selects which episodes to read; unreadable lines are
-        skipped and listed in ``skipped_lines``. Memory holds the index, not the records."""
+        skipped and listed in ``skipped_lines``. Memory holds the index, not the records.
+        ``view`` is the model each line is read as: a narrower one (``EpisodeOutcome``) reads
+        only its fields, skipping the transcript's parse."""
         idx = self.index()
         wanted = sorted(pos for key, pos in idx.items() if keep is None or keep(*key))
         if not wanted:
@@ -212,7 +214,7 @@ class RunStore:
         with open(self.episodes_path, "rb") as f:
             for pos in wanted:
                 f.seek(pos)
-                rec = self._parse(f.readline())
+                rec = self._parse(f.readline(), view)
                 if rec is not None:
                     yield rec
 
