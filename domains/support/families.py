@@ -349,7 +349,7 @@ def cancel_and_address(inst: Instance) -> dict:
         "description": f"Two requests: cancel {a.id}, then ship {b.id} to a new address.",
         "scenario": {
             "goal": f"Cancel order {a.id}; have order {b.id} shipped to {address_words(addr)}.",
-            "request": cancel_line(inst, a.id, ["hi, ", "hello, ", "hi there, ", "", "good morning, "]),
+            "request": cancel_line(inst, a.id, ["", "so, ", "right, ", "well, ", "okay, so "]),
             "more_requests": [address_line(inst, b.id, addr)],
             "max_turns": 30,
         },
@@ -622,8 +622,7 @@ def store_credit_said_early(inst: Instance) -> dict:
         "scenario": {
             "goal": f"{a.id} shipped to {address_words(addr)}; the damaged {item['name']} of {b.id} refunded as store "
                     f"credit; {c.id} cancelled.",
-            "request": inst.phrase(["hello, before we start: ", "hi, first of all, ", "hello; just so you know, ",
-                                    "hi, one thing up front: "],
+            "request": inst.phrase(["before we start: ", "first of all, ", "just so you know, ", "one thing up front: "],
                                    ["any refund you give me today, I'd like as store credit",
                                     "I'd like any refund today as store credit", "please put any refund today on store credit",
                                     "I want store credit for any refund today"],
