@@ -106,6 +106,14 @@ class Instance:
     products: list[dict]
     orders: list[Order] = field(default_factory=list)
     rows: list[dict] = field(default_factory=list)
+    # the wording's own draws, apart from ``rng``: a new phrasing never moves the goal's data
+    words: random.Random = field(default_factory=random.Random)
+
+    def phrase(self, *parts: str | list[str]) -> str:
+        """One sentence from its parts, each a fixed string or options drawn with ``words``: a family's
+        line said differently per instance, so a run's customers do not share the template's sentence."""
+        s = "".join(p if isinstance(p, str) else self.words.choice(p) for p in parts)
+        return s[0].upper() + s[1:]
 
     def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
               damaged: str | None = None, first_refunded: bool = False) -> Order:
@@ -249,7 +257,7 @@ class SupportFamily:
         tasks = []
         for i, cust in enumerate(customers, 1):
             inst = Instance(self.offset + i, cust, rng.choice(personas), random.Random(f"{self.name}:{seed}:{i}"),
-                            list(data.products))
+                            list(data.products), words=random.Random(f"{self.name}:{seed}:{i}:words"))
             body = self.build(inst)
             sc = body.pop("scenario")
             sc.setdefault("hidden_facts", inst.identity_facts())
@@ -269,6 +277,55 @@ class SupportFamily:
             }
             tasks.append(Task.model_validate(task))
         return tasks
+
+
+# -- the customer's words: each request line drawn from several phrasings (Instance.phrase) -----------
+# Every phrasing keeps the facts the goal depends on (the order id, the item, the address, the remedy
+# asked for) and names the request plainly (cancel, refund, replacement, new address), so any agent can
+# follow it; only the words around those facts vary.
+
+_LEADS = ["also, ", "one more thing: ", "oh, and ", "while I have you, ", "separately, ", "and ", "another thing: ",
+          "besides that, ", "next, ", "then, "]
+
+
+def cancel_line(inst: Instance, oid: str, lead: list[str] | None = None) -> str:
+    return inst.phrase(lead if lead is not None else _LEADS,
+                       [f"please cancel order {oid}", f"could you cancel order {oid}", f"I'd like to cancel order {oid}",
+                        f"can you cancel order {oid} for me", f"I want to cancel order {oid}", f"go ahead and cancel order {oid}",
+                        f"I need to cancel order {oid}", f"would you cancel order {oid}"],
+                       [", please.", ".", "; I don't need it any more.", "; I changed my mind about it.",
+                        ", I ordered it by mistake.", "; I won't be needing it.", ", if that's possible.",
+                        ", I don't want it now."])
+
+
+def address_line(inst: Instance, oid: str, addr: tuple[str, str, str, str], lead: list[str] | None = None) -> str:
+    where = address_words(addr)
+    return inst.phrase(lead if lead is not None else _LEADS,
+                       ["I've moved, so ", "I've just moved house, so ", "I moved last week, so ", "I have a new address, so ",
+                        "I'm at a new place now, so ", ""],
+                       [f"order {oid} should go to my new address", f"please send order {oid} to my new address",
+                        f"order {oid} needs to go to my new address", f"could order {oid} ship to my new address",
+                        f"I'd like order {oid} delivered to my new address", f"please change the address on order {oid}"],
+                       [". ", ", please. ", " instead. "],
+                       # the address sentence names the street and city: no two customers share it
+                       [f"The new address is {where}."])
+
+
+def damaged_line(inst: Instance, item: dict, oid: str, ask: list[str]) -> str:
+    """The damaged item of ``oid`` and what is asked for it, as one sentence."""
+    return inst.phrase([f"the {item['name']} from order {oid} ", f"my {item['name']} (order {oid}) ",
+                        f"the {item['name']} in order {oid} ", f"order {oid}: the {item['name']} "],
+                       ["arrived damaged", "came damaged", "was damaged when it arrived", "turned up damaged",
+                        "was delivered damaged", "showed up damaged"],
+                       ask)
+
+
+_REFUND_ASK = [", and I'd like a refund for it.", ", so I'd like a refund for it.", "; can I get a refund for it?",
+               ", so a refund, please.", "; I'd like my money back for it, a refund.", "; could I get a refund for it?",
+               ", and I'm hoping for a refund.", "; please refund it."]
+_REPLACE_ASK = [", could you send me a replacement?", ", so I'd like a replacement.", "; can you send a replacement?",
+                ", and I'd like a new one sent, a replacement.", ", so a replacement, please.",
+                "; could I get a replacement for it?"]
 
 
 # -- the templates -----------------------------------------------------------------------------------
@@ -292,9 +349,8 @@ def cancel_and_address(inst: Instance) -> dict:
         "description": f"Two requests: cancel {a.id}, then ship {b.id} to a new address.",
         "scenario": {
             "goal": f"Cancel order {a.id}; have order {b.id} shipped to {address_words(addr)}.",
-            "request": f"Hi, I need to cancel order {a.id}, please.",
-            "more_requests": [f"One more thing: I've moved, so order {b.id} should go to my new place. "
-                              f"The new address is {address_words(addr)}."],
+            "request": cancel_line(inst, a.id, ["", "so, ", "right, ", "well, ", "okay, so "]),
+            "more_requests": [address_line(inst, b.id, addr)],
             "max_turns": 30,
         },
         "actions": cancel(a) + change_address(b, addr),
@@ -309,8 +365,8 @@ def cancel_and_damaged_refund(inst: Instance) -> dict:
         "description": f"A damaged item of a two-item order refunded (that item only), then another order cancelled.",
         "scenario": {
             "goal": f"A refund for the damaged {item['name']} of {a.id}; order {b.id} cancelled.",
-            "request": f"The {item['name']} from order {a.id} arrived damaged. I'd like a refund for it.",
-            "more_requests": [f"Also, please cancel order {b.id}; I don't need it any more."],
+            "request": damaged_line(inst, item, a.id, _REFUND_ASK),
+            "more_requests": [cancel_line(inst, b.id)],
             "max_turns": 30,
         },
         "actions": refund(a, [item], "damaged") + cancel(b),
@@ -327,10 +383,15 @@ def three_requests(inst: Instance) -> dict:
         "description": "Three requests in one conversation: a cancellation, a damaged item refunded, an address change.",
         "scenario": {
             "goal": f"Cancel {a.id}; refund the damaged {item['name']} of {b.id}; ship {c.id} to {address_words(addr)}.",
-            "request": f"I have a few things today. First, please cancel order {a.id}.",
+            "request": inst.phrase(["I have a few things today", "I've got a few things to sort out",
+                                    "there are three things I need help with", "I have a couple of things, bear with me",
+                                    "a few things today, if that's okay", "I need help with several orders"],
+                                   [", and first", "; first", ". First of all", ". To start"],
+                                   [f", please cancel order {a.id}.", f", I'd like to cancel order {a.id}.",
+                                    f", could you cancel order {a.id}?", f", I need to cancel order {a.id}."]),
             "more_requests": [
-                f"Next: the {item['name']} from order {b.id} arrived damaged. A refund for it, please.",
-                f"Last one: order {c.id} needs to go to my new address instead. The new address is {address_words(addr)}.",
+                damaged_line(inst, item, b.id, _REFUND_ASK),
+                address_line(inst, c.id, addr, ["last one: ", "and finally, ", "the last thing: ", "lastly, ", "and last, "]),
             ],
             "max_turns": 40,
         },
@@ -344,7 +405,9 @@ def lost_parcel_and_address(inst: Instance) -> dict:
     b = inst.order("processing")
     addr = inst.new_address()
     want_refund = inst.rng.random() < 0.5
-    pref = "I'd like a refund, please." if want_refund else "I'd like a replacement, please."
+    pref = inst.phrase(["I'd like ", "I'd prefer ", "I'd rather have ", "I'll take ", "I want "],
+                       ["a refund" if want_refund else "a replacement"],
+                       [", please.", ".", ", if that's okay.", " for it."])
     remedy = (refund(a, a.items, "lost_package") if want_refund else replace(a, a.items, "lost_package"))[1:]
     return {
         "description": f"A parcel the carrier lost (claim plus the {'refund' if want_refund else 'replacement'} "
@@ -352,11 +415,15 @@ def lost_parcel_and_address(inst: Instance) -> dict:
         "scenario": {
             "goal": f"Order {a.id} was lost: a carrier claim and a {'refund' if want_refund else 'replacement'}; "
                     f"order {b.id} shipped to {address_words(addr)}.",
-            "request": f"My order {a.id} never arrived and the tracking hasn't moved in days. What's going on?",
+            "request": inst.phrase([f"my order {a.id} never arrived", f"order {a.id} still hasn't arrived",
+                                    f"I never got order {a.id}", f"order {a.id} hasn't arrived"],
+                                   [" and the tracking hasn't moved in days", ", and tracking has been stuck for days",
+                                    "; the tracking hasn't changed in ages", ", the tracking just stopped updating"],
+                                   [". What's going on?", ", what's happening?", "; can you find out?", ". Where is it?",
+                                    ", can you help?"]),
             "hidden_facts": inst.identity_facts() + [
                 {"id": "preference", "fact": pref, "topic": "remedy"}],
-            "more_requests": [f"While I have you: please send order {b.id} to my new address. "
-                              f"The new address is {address_words(addr)}."],
+            "more_requests": [address_line(inst, b.id, addr)],
             "max_turns": 36,
         },
         "actions": [{"name": "get_order", "arguments": {"order_id": a.id}}] + remedy
@@ -386,11 +453,15 @@ def wrong_order_number_first(inst: Instance) -> dict:
                        "it was not found; a replacement of the damaged item, then a cancellation.",
         "scenario": {
             "goal": f"A replacement for the damaged {item['name']} of {a.id}; order {b.id} cancelled.",
-            "request": f"The {item['name']} from order {wrong} arrived damaged. Could you send me a replacement?",
+            "request": damaged_line(inst, item, wrong, _REPLACE_ASK),
             "hidden_facts": inst.identity_facts() + [
-                {"id": "correct_order", "fact": f"Oh, sorry, I must have mixed up the digits: it's order {a.id}.",
+                {"id": "correct_order", "fact": inst.phrase(
+                    ["oh, sorry, ", "oops, ", "ah, my mistake, ", "sorry about that, ", "hang on, "],
+                    ["I must have mixed up the digits", "I swapped two digits", "I read it wrong",
+                     "I got the number muddled", "I misread the email"], [f": it's order {a.id}.", f"; it's {a.id}.",
+                                                                         f", the right one is order {a.id}."]),
                  "topic": "order_number", "asked_by": ["the order number"]}],
-            "more_requests": [f"And could you cancel order {b.id}, please?"],
+            "more_requests": [cancel_line(inst, b.id)],
             "max_turns": 34,
         },
         "actions": replace(a, [item], "damaged") + cancel(b),
@@ -407,11 +478,16 @@ def mind_change_at_proposal(inst: Instance) -> dict:
                        "then an address change on another order.",
         "scenario": {
             "goal": f"The damaged {item['name']} of {a.id} replaced (not refunded); {b.id} shipped to {address_words(addr)}.",
-            "request": f"The {item['name']} from order {a.id} arrived damaged. I'd like a refund.",
+            "request": damaged_line(inst, item, a.id, _REFUND_ASK),
             "mind_change": {"act": "confirm", "topic": "refund",
-                            "say": "Hmm, on second thought I'd rather have a replacement instead of the money."},
+                            "say": inst.phrase(["hmm, on second thought", "wait, actually", "thinking about it",
+                                                "hold on, no", "you know what"],
+                                               [", I'd rather have a replacement instead of the money.",
+                                                ", could I have a replacement instead of a refund?",
+                                                ", I'd prefer a replacement to the money back.",
+                                                ", a replacement would suit me better than a refund."])},
             "situations": ["changes_mind"],
-            "more_requests": [f"Oh, and order {b.id} should go to my new address. The new address is {address_words(addr)}."],
+            "more_requests": [address_line(inst, b.id, addr)],
             "max_turns": 34,
         },
         "actions": replace(a, [item], "damaged") + change_address(b, addr),
@@ -426,12 +502,17 @@ def mind_change_after_done(inst: Instance) -> dict:
                        "wants a replacement instead (the policy keeps what was done); then a cancellation.",
         "scenario": {
             "goal": f"The damaged {item['name']} of {a.id} refunded (and not also replaced); {b.id} cancelled.",
-            "request": f"The {item['name']} from order {a.id} arrived damaged. I'd like a refund for it.",
+            "request": damaged_line(inst, item, a.id, _REFUND_ASK),
             "mind_change": {"act": "done", "topic": "refund",
-                            "say": "Actually, now that I think about it, could you send me a replacement instead? "
-                                   "I'd rather have the item."},
+                            "say": inst.phrase(["actually, now that I think about it", "hmm, on reflection",
+                                                "wait, having thought about it", "oh, actually", "sorry, second thoughts"],
+                                               [", could you send me a replacement instead, since I'd rather have the item?",
+                                                ", I'd rather have a replacement than the money; can you swap it?",
+                                                ", can I get a replacement instead, as I really wanted the item?",
+                                                ", could it be a replacement instead of the refund?"])},
             "situations": ["changes_mind"],
-            "more_requests": [f"Alright. Then please cancel order {b.id}."],
+            "more_requests": [cancel_line(inst, b.id, ["alright, then ", "okay, then ", "fine, then ", "right, then ",
+                                                       "in that case, "])],
             "max_turns": 34,
         },
         "actions": refund(a, [item], "damaged") + cancel(b),
@@ -447,10 +528,21 @@ def partly_outside_policy(inst: Instance) -> dict:
                        "days ago declined; the customer then asks for a human about it (outside_policy_exception).",
         "scenario": {
             "goal": f"A refund for the {item_a['name']} of {a.id}; the late claim on {b.id} declined, then passed to a human.",
-            "request": f"Two of my deliveries came damaged. The {item_a['name']} from order {a.id}: I'd like a refund for that.",
+            "request": inst.phrase(["two of my deliveries came damaged, ", "I've had two damaged deliveries, ",
+                                    "two orders arrived damaged, ", "both of two recent deliveries were damaged, "],
+                                   [f"and the first is the {item_a['name']} from order {a.id}",
+                                    f"starting with the {item_a['name']} from order {a.id}",
+                                    f"first the {item_a['name']} in order {a.id}"],
+                                   ["; I'd like a refund for that.", ", which I'd like a refund for.",
+                                    ", so a refund for that one, please."]),
             "more_requests": [
-                f"The other one is the {item_b['name']} from order {b.id}, also damaged. I'd like a refund for it too.",
-                f"I'd like a human to look at order {b.id}, then.",
+                inst.phrase(["the other one is ", "the second is ", "and the other is "],
+                            [f"the {item_b['name']} from order {b.id}", f"order {b.id}, the {item_b['name']}"],
+                            [", also damaged, and I'd like a refund for it too.", ", damaged as well; a refund for it too, please.",
+                             ", which also came damaged, so I'd like a refund for it too."]),
+                inst.phrase([f"I'd like a human to look at order {b.id}", f"then I want a human to review order {b.id}",
+                             f"please have a human look at order {b.id}", f"please pass order {b.id} to a human",
+                             f"I'd like a real person to look at order {b.id}"], [", then.", " for me.", ", please.", ", in that case."]),
             ],
             "max_turns": 36,
         },
@@ -473,9 +565,15 @@ def window_boundary(inst: Instance) -> dict:
                        "refundable), and an order whose label is created but not dispatched (still cancellable).",
         "scenario": {
             "goal": f"A refund for the damaged {item['name']} of {a.id} (day 30 of the window); {b.id} cancelled.",
-            "request": f"The {item['name']} from order {a.id} was damaged when it came. I know it's been a while: "
-                       "can I still get a refund?",
-            "more_requests": [f"And order {b.id}: the tracking shows a label, but please cancel it if you still can."],
+            "request": damaged_line(inst, item, a.id, [
+                "; I know it's been a while, but can I still get a refund?", ", and it's been a while, but is a refund still possible?",
+                "; I know it was some time ago, can I still get a refund?", ", a while back now, but I'd still like a refund.",
+                "; it's been about a month, could I still get a refund?"]),
+            "more_requests": [inst.phrase(["and order ", "also, order ", "then there's order "], [b.id],
+                                          [": the tracking shows a label, but please cancel it if you still can.",
+                                           " only shows a label on the tracking, so please cancel it if it's not too late.",
+                                           ": there's a label on the tracking, but I'd like it cancelled if possible.",
+                                           ", which has a label created; I'd like to cancel it if you still can."])],
             "max_turns": 30,
         },
         "actions": refund(a, [item], "damaged") + cancel(b),
@@ -499,9 +597,12 @@ def last_item_with_shipping(inst: Instance) -> dict:
         "scenario": {
             "goal": f"A refund of the damaged {item['name']} of {a.id} with the shipping fee ({money(amount)}); "
                     f"{b.id} cancelled.",
-            "request": f"The {item['name']} from order {a.id} arrived damaged. The other thing in that order was already "
-                       "refunded. Can I get a refund for this one as well?",
-            "more_requests": [f"Also, please cancel order {b.id}."],
+            "request": damaged_line(inst, item, a.id, [
+                f"; the other thing in that order was already refunded, can I get a refund for the {item['name']} as well?",
+                f", and since the other item of that order was refunded already, I'd like a refund for the {item['name']} too.",
+                f"; the rest of that order was refunded before, so could I get a refund for the {item['name']} as well?",
+                f", and the other item was already refunded; a refund for the {item['name']} too, please."]),
+            "more_requests": [cancel_line(inst, b.id)],
             "max_turns": 30,
         },
         "actions": refund(a, [item], "damaged") + cancel(b),
@@ -521,11 +622,17 @@ def store_credit_said_early(inst: Instance) -> dict:
         "scenario": {
             "goal": f"{a.id} shipped to {address_words(addr)}; the damaged {item['name']} of {b.id} refunded as store "
                     f"credit; {c.id} cancelled.",
-            "request": f"Hello. Before we start: any refund you give me today, I'd like as store credit. First, order "
-                       f"{a.id} needs to go to my new address. The new address is {address_words(addr)}.",
+            "request": inst.phrase(["before we start: ", "first of all, ", "just so you know, ", "one thing up front: "],
+                                   ["any refund you give me today, I'd like as store credit",
+                                    "I'd like any refund today as store credit", "please put any refund today on store credit",
+                                    "I want store credit for any refund today"],
+                                   [f", and first, order {a.id} needs to go to my new address, ",
+                                    f"; to begin, please send order {a.id} to my new address, ",
+                                    f", and order {a.id} should go to my new address, "],
+                                   [f"and the new address is {address_words(addr)}."]),
             "more_requests": [
-                f"Next, the {item['name']} from order {b.id} arrived damaged. I'd like a refund for it.",
-                f"And last, please cancel order {c.id}.",
+                damaged_line(inst, item, b.id, _REFUND_ASK),
+                cancel_line(inst, c.id, ["and last, ", "finally, ", "last thing: ", "and lastly, "]),
             ],
             "max_turns": 40,
         },
