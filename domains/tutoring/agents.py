@@ -3,7 +3,9 @@
 Both see only what any tutor sees (the policy, their tool results, the
 student's messages); neither reads the task. Each handles a student message
 as a small plan (a generator that yields tool calls and receives their
-results, then yields the message).
+results, then yields the message). The module is long because the socratic
+tutor is the reference solver of every task family, and its plans read best
+side by side with the teller's.
 
 * ``socratic``: checks every answer it is given, logs the misconception the
   guide matches, hints one level at a time within the hint budget (the

@@ -8,7 +8,8 @@ the solution. The code enforces what the platform would: hints escalate one
 level at a time and never contain the final answer; a session is marked
 solved only when the student's own last attempt is correct; closed sessions
 take no more hints. What is pedagogy (asking before telling, when revealing
-is acceptable) is left to the tutor and written in policy.md.
+is acceptable) is left to the tutor and written in policy.md. The module is
+long because it holds both sides' tools and the platform's rules they enforce.
 
 The student's tools: submit an answer (an attempt, correct or not), write on
 the scratchpad, ask to end the session. Timestamps are the domain's ``NOW``.
