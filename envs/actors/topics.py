@@ -10,7 +10,9 @@ agent does it, the user does not tell it: "please confirm" about a refund propos
 about an email asks for it). ``entities`` name
 values a user tool's arguments can take from the conversation (``order_id:
 'O-\\d{5}'``); ``acts`` add patterns to the English defaults below. The engine holds
-no domain's words: every topic comes from the domain's file.
+no domain's words: every topic comes from the domain's file. The module is long
+because the English acts below (how people ask, offer, refuse, close) are data the
+reader needs in one place.
 
 ``Recogniser.read(message)`` returns a ``Reading``: the topics the message *asks
 about*, and whether the message is a question, asks what the user wants, offers
