@@ -29,7 +29,9 @@ PREF_REFUND_RE = re.compile(r"\b(refund|money back)\b", re.I)
 STORE_CREDIT_RE = re.compile(r"\bstore credit\b", re.I)
 
 ANGER_RE = re.compile(
-    r"(unacceptable|furious|worst|ridiculous|unbelievable|one-star|fed up|angry|a joke|!)", re.I
+    r"(unacceptable|furious|livid|fuming|worst|ridiculous|unbelievable|outrageous|disgrace|pathetic|useless|terrible|"
+    r"awful|scathing|one-star|(?:post|leave|leaving|write|writing|posting) an? (?:\w+ )?review|do you people|"
+    r"fed up|sick of|angry|a joke|kidding me|joking|!)", re.I
 )
 PROVOCATION_RE = re.compile(
     r"\b(ignore your|forget your|your rules|the rules|override|skip the usual|instructions)\b", re.I
