@@ -39,7 +39,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--domain", default="support")
     ap.add_argument("--n", type=int, default=300)
-    ap.add_argument("--tool", default=None, help="read-only tool for the call benchmark (default: first task's first action)")
+    ap.add_argument("--tool", default=None, help="tool for the repeated-call benchmark (default: first task's first action)")
     args = ap.parse_args()
 
     d = get_domain(args.domain)
@@ -55,11 +55,26 @@ def main() -> None:
     reset = median_ms(lambda: st.load(init), args.n)
 
     action = task.expected_actions[0]
+    if args.tool:
+        action = next((a for t in tasks for a in t.expected_actions if a.name == args.tool), None)
+        if action is None:
+            raise SystemExit(f"--tool: no task's expected actions call {args.tool!r}")
+        init = d.initial_bytes(next(t for t in tasks if action in t.expected_actions))
     def one_call():
         st.load(init)
         d.agent_tools.call(st.session, action.name, action.arguments)
-    load_only = reset
+    load_only = median_ms(lambda: st.load(init), args.n)
     call = max(0.0, median_ms(one_call, args.n) - load_only)
+
+    # Every read-only gold action, each the first read after a reset (what an episode pays), by tool.
+    reads: dict[str, list[float]] = {}
+    for t in tasks:
+        for a in t.expected_actions:
+            if not d.agent_tools[a.name].mutates and len(reads.get(a.name, ())) < args.n:
+                st.load(d.initial_bytes(t))
+                t0 = time.perf_counter()
+                d.agent_tools.call(st.session, a.name, a.arguments)
+                reads.setdefault(a.name, []).append((time.perf_counter() - t0) * 1000)
 
     # Every state-changing gold action of every task, from its task's initial state (5 rounds).
     writes: dict[str, list[float]] = {}
@@ -100,6 +115,8 @@ def main() -> None:
     print(f"{'measure':<44}{'sitgym':>12}")
     print(f"{'env reset (median)':<44}{reset:>10.3f}ms")
     print(f"{f'one agent tool call ({action.name})':<44}{call:>10.3f}ms")
+    for name, v in sorted(reads.items()):
+        print(f"{f'  first read: {name} ({len(v)} gold calls)':<44}{statistics.median(v):>10.3f}ms")
     if writes:
         all_w = statistics.median([x for v in writes.values() for x in v])
         worst, worst_ms = max(((k, statistics.median(v)) for k, v in writes.items()), key=lambda kv: kv[1])
