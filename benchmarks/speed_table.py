@@ -57,6 +57,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--taubench", default=None, metavar="CHECKOUT", help="a tau-bench v1 checkout")
     ap.add_argument("--tau2", default=None, metavar="CHECKOUT", help="a tau2-bench checkout")
+    ap.add_argument("--taubench-data", default=None, metavar="PATH",
+                    help="tau-bench's retail data (default: the --taubench checkout's, else SITGYM_TAUBENCH_DATA)")
+    ap.add_argument("--only", default=None, help=argparse.SUPPRESS)  # one benchmark by its script name
     ap.add_argument("--peer-path", action="append", default=[], metavar="DIR", help="a folder of a peer's dependencies")
     ap.add_argument("--quick", action="store_true", help="smaller runs, to check the command")
     a = ap.parse_args()
@@ -67,6 +70,8 @@ def main() -> None:
         peers += ["--tau2", a.tau2]
     for p in a.peer_path:
         peers += ["--peer-path", p]
+    if a.taubench_data or a.taubench:
+        peers += ["--taubench-data", a.taubench_data or a.taubench]
     q = a.quick
     cases = [
         ("support engine (`benchmarks/engine.py`)", [str(HERE / "engine.py"), "--n", "50" if q else "300"]),
@@ -78,6 +83,8 @@ def main() -> None:
         ("memory per episode in flight (`benchmarks/run_memory.py`)",
          [str(HERE / "run_memory.py"), "--concurrency", "8" if q else "64"]),
     ]
+    if a.only:
+        cases = [c for c in cases if a.only in c[1][0]]
     cores = os.cpu_count() or 1
     load0 = os.getloadavg()
     t0 = time.monotonic()
