@@ -59,7 +59,7 @@ def main() -> None:
     ap.add_argument("--tau2", default=None, metavar="CHECKOUT", help="a tau2-bench checkout")
     ap.add_argument("--taubench-data", default=None, metavar="PATH",
                     help="tau-bench's retail data (default: the --taubench checkout's, else SITGYM_TAUBENCH_DATA)")
-    ap.add_argument("--only", default=None, help=argparse.SUPPRESS)  # one benchmark by its script name
+    ap.add_argument("--only", default=None, metavar="NAME", help="only the benchmark whose script name holds NAME")
     ap.add_argument("--peer-path", action="append", default=[], metavar="DIR", help="a folder of a peer's dependencies")
     ap.add_argument("--quick", action="store_true", help="smaller runs, to check the command")
     a = ap.parse_args()
