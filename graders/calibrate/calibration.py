@@ -49,6 +49,18 @@ class GoldTurn(Spec):
     output: str = ""
     ok: bool = True  # a tool call the system refused (an "Error: ..." output) is ok: false
 
+    def refused(self) -> bool:
+        """Did the system refuse this call? ``ok: false``, an ``Error: ...`` output (this engine's
+        form), or a JSON object holding an ``error`` and nothing a result would hold
+        (``{"error": "no customer ..."}``, the form of many other tool frameworks)."""
+        if not self.ok or self.output.lstrip().startswith("Error"):
+            return True
+        try:
+            out = json.loads(self.output)
+        except ValueError:
+            return False
+        return isinstance(out, dict) and "error" in out and set(out) <= {"error", "code", "message", "detail", "status"}
+
 
 class GoldItem(Spec):
     id: str
@@ -83,7 +95,7 @@ class GoldItem(Spec):
                         turn=turn,
                         call=ToolCall(id=f"gold_{i}", name=t.name or "?", arguments=t.arguments),
                         output=t.output,
-                        ok=t.ok and not t.output.startswith("Error"),
+                        ok=not t.refused(),
                     )
                 )
         evs.append(AgentEvent(turn=turn + 1, content=self.reply))
@@ -141,9 +153,14 @@ class CheckJudge:
 
     async def judge_turn(self, situation, rules, events, reply_index) -> list[Verdict]:
         from graders.rules.checks import run_check
+        from graders.rules.conditions import condition_verdict
 
         out = []
         for r in rules:
+            na = condition_verdict(r, events, reply_index)
+            if na is not None:
+                out.append(Verdict(turn=events[reply_index].turn, situation=situation.id, rule=r.id, verdict=na[0], rationale=na[1]))
+                continue
             if r.check is None:
                 out.append(Verdict(turn=events[reply_index].turn, situation=situation.id, rule=r.id,
                                    verdict="NEEDS_REVIEW", rationale="no deterministic check", source="check"))
