@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from graders.rules.registry import CheckContext, check, run_check
-from graders.rules.replies import json_value, last_user_index, reply_text, search
+from graders.rules.replies import json_value, last_user_index, reply_text, search, statement_sentences
 from envs.records import AgentEvent, Event, ToolEvent, UserEvent
 
 APPLIES = "APPLIES"
@@ -39,13 +39,22 @@ def _user_turns(events: list[Event], idx: int, scope: str, answered: list[str] |
     return [events[u]] if u >= 0 else []  # type: ignore[list-item]
 
 
+def _flat(patterns) -> list[str]:
+    """Patterns, with lists nested in them (a YAML alias of another rule's list) spread out."""
+    out: list[str] = []
+    for p in patterns:
+        out.extend(_flat(p) if isinstance(p, list) else [p])
+    return out
+
+
 @check("user_says")
 def user_says(events, idx, params):
     """The user said it: one of ``patterns`` (minus ``ignore_patterns``) in the user messages of
     ``scope`` (``last``, the default: the message the reply answers; ``conversation``: any before;
     ``unanswered``: any since the last agent message holding one of ``answered_patterns``)."""
-    for e in reversed(_user_turns(events, idx, params.get("scope", "last"), params.get("answered_patterns"))):
-        m = search(e.content, list(params["patterns"]), params.get("ignore_patterns"))
+    pats = _flat(params["patterns"])
+    for e in reversed(_user_turns(events, idx, params.get("scope", "last"), _flat(params.get("answered_patterns") or []))):
+        m = search(e.content, pats, params.get("ignore_patterns"))
         if m:
             return APPLIES, f"the user said {m.group(0).strip()!r}"
     return "NOT_APPLICABLE", params.get("absent", "the user said nothing that raises the rule's condition")
@@ -93,14 +102,26 @@ def tool_shows(events, idx, params):
 def tool_called(events, idx, params):
     """The agent called one of ``tools`` (any tool when not given) before the reply, its own step
     included, with ``outcome``: ``ok`` (the default), ``failed`` (the system refused the call,
-    e.g. a detail that matched nothing) or ``any``."""
+    e.g. a detail that matched nothing) or ``any``; ``step_only``: in the reply's own step only."""
     tools = set(params.get("tools") or [])
     want = params.get("outcome", "ok")
-    for e in events[:idx]:
+    start = last_user_index(events, idx) + 1 if params.get("step_only") else 0
+    for e in events[start:idx]:
         if isinstance(e, ToolEvent) and e.side == "agent" and (not tools or e.call.name in tools):
             if want == "any" or (want == "ok") == e.ok:
                 return APPLIES, f"{e.call.name} was called" + ("" if e.ok else " and refused")
     return "NOT_APPLICABLE", params.get("absent", f"no call of {', '.join(sorted(tools)) or 'a tool'} ({want})")
+
+
+@check("reply_states")
+def reply_states(events, idx, params):
+    """The reply states something (a sentence that is neither a question nor a request), one
+    matching ``patterns`` when they are given: a reply that only asks states nothing to be true."""
+    pats = list(params.get("patterns") or [])
+    for s in statement_sentences(reply_text(events, idx)):
+        if not pats or search(s, pats):
+            return APPLIES, f"the reply states {s[:60]!r}"
+    return "NOT_APPLICABLE", params.get("absent", "the reply states nothing (it only asks)")
 
 
 @check("any_of")
