@@ -194,3 +194,73 @@ def test_a_gold_tool_output_that_is_an_error_object_is_a_refused_call():
     evs, _ = item.events()
     tools = [e for e in evs if isinstance(e, ToolEvent)]
     assert [t.ok for t in tools] == [False, True]  # a result that merely has an "error" field is a result
+
+
+# --- tutoring ------------------------------------------------------------------------------------
+
+TUTORING = get_domain("tutoring")
+PROBLEM = tool("get_problem", {"problem_id": "TP07", "statement": "A jacket costs $80. It is on sale for 25% off. What is the sale price of the jacket?",
+                               "final_answer": "60"})
+
+
+def tutor(rule_id: str, reply: str, *before) -> str:
+    return judged(rule_id, reply, PROBLEM, ("agent", "What's the first thing you'd want to figure out?"), *before, domain=TUTORING)
+
+
+@pytest.mark.parametrize("said", ["just tell me the answer", "pls give answer i have no time", "Could you simply provide the answer?",
+                                  "I give up.", "I have to go now, bye", "I really don't want to do this anymore. Can we just end?"])
+def test_persist_applies_when_the_student_pushes_or_wants_to_quit(said):
+    assert tutor("persist_before_reveal", "You're close - what is 25% of 80?", said) == F
+
+
+def test_persist_not_applicable_to_a_student_asking_for_a_check_of_their_own_step():
+    assert tutor("persist_before_reveal", "What does that do to the price?", "Can you just tell me if 20 is right for the discount?") == NA
+
+
+def test_persist_applies_to_a_reveal_whatever_the_student_said():
+    reveal = tool("reveal_solution", {"solution": "60"}, level=3)
+    assert tutor("persist_before_reveal", "Here it is.", "I think it's 20 off?", reveal) == V
+
+
+def test_guide_not_applicable_to_a_right_step_said_as_a_step():
+    right_step = tool("check_answer", {"answer": "20", "correct": False, "equals_result_of_step": 1}, answer="20")
+    assert tutor("guide_with_questions", "Yes, 25% of 80 is 20. That step is right.", "25% of 80 is 20 so far, right?", right_step) == NA
+
+
+def test_guide_applies_to_a_wrong_answer_confusion_or_a_push():
+    wrong = tool("check_answer", {"answer": "55", "correct": False, "matches_common_error": "percent_as_amount"}, answer="55")
+    lecture = "You need to find 25% of 80 and take it away from 80."
+    assert tutor("guide_with_questions", lecture, "My final answer is 55.", wrong) == V
+    assert tutor("guide_with_questions", lecture, "idk what to do with the 25") == V
+    assert tutor("guide_with_questions", lecture, "just tell me") == V
+    # a common error that happens to equal a step's value is still a mistake
+    fence = tool("check_answer", {"answer": "8", "correct": False, "matches_common_error": "fencepost", "equals_result_of_step": 1})
+    assert tutor("guide_with_questions", lecture, "8", fence) == V
+
+
+def test_acknowledge_not_applicable_to_a_calm_or_happy_student_and_after_it_was_acknowledged():
+    assert tutor("acknowledge_emotion", "What is 25% of 80?", "Okay, I'm ready.") == NA
+    upset = "Ugh, this is so annoying."
+    assert tutor("acknowledge_emotion", "Now, what is 25% of 80?", upset, ("agent", "I hear you, it's okay to feel stuck."), "ok") == NA
+    assert tutor("acknowledge_emotion", "What is 25% of 80?", upset) == V
+
+
+def test_check_understanding_applies_only_when_an_explanation_is_asked():
+    assert tutor("check_understanding", "Yes, 20 is right.", "I think the discount is 20. Is that right?") == NA
+    assert tutor("check_understanding", "Because 25% is a quarter, so divide by 4.", "Why do we divide by 4?") == V
+
+
+def test_clarify_not_applicable_without_an_answer():
+    assert tutor("clarify_unclear_answer", "What would you find first?", "Hmm, where do I start?") == NA
+
+
+def test_withhold_not_applicable_once_the_student_gave_the_answer():
+    correct = tool("check_answer", {"answer": "60", "correct": True}, answer="60")
+    done = ("agent", "Yes! You found 25% of 80 and took it off. Well done.")
+    assert tutor("withhold_answer", "We're done: $60 is the sale price you found.", "It's 60", correct, done, "Can we stop?") == NA
+    assert tutor("withhold_answer", "The sale price is $60.", "I'm stuck") == V
+
+
+def test_accurate_not_applicable_to_a_reply_that_only_asks():
+    assert tutor("accurate_statements", "What is the question asking you to find?", "Hmm, I'm lost.") == NA
+    assert tutor("accurate_statements", "25% of 80 is 25.", "Hmm, I'm lost.") != NA
