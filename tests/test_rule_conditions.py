@@ -304,3 +304,12 @@ def test_r14_an_orders_state_in_the_replys_own_words_is_a_detail():
     assert judged("R14", "Sorry, I can't verify you with those details. Short answer though: no, it hasn't shipped yet.", said, failed, order) == V
     assert judged("R14", "It's on its way with the carrier, but I couldn't verify you.", said, failed, order) == V
     assert judged("R14", "I'm sorry, I couldn't verify you, so I can't tell you whether it has shipped.", said, failed, order) == F
+
+
+def test_clarify_not_applicable_to_an_answer_stated_as_final():
+    """"If the student's answer is ambiguous or incomplete": "My final answer is 55 dollars." is
+    neither; "maybe 40 or something?" and two numbers at once are."""
+    judge_it = "Not quite - look at the 25 you took away."
+    assert tutor("clarify_unclear_answer", judge_it, "My final answer is 55 dollars.") == NA
+    assert tutor("clarify_unclear_answer", judge_it, "maybe 40 or something?") == V
+    assert tutor("clarify_unclear_answer", judge_it, "my answer is 20 and 60") == V

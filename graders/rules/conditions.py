@@ -51,10 +51,14 @@ def _flat(patterns) -> list[str]:
 def user_says(events, idx, params):
     """The user said it: one of ``patterns`` (minus ``ignore_patterns``) in the user messages of
     ``scope`` (``last``, the default: the message the reply answers; ``conversation``: any before;
-    ``unanswered``: any since the last agent message holding one of ``answered_patterns``)."""
+    ``unanswered``: any since the last agent message holding one of ``answered_patterns``); a
+    message that also holds one of ``unless_patterns`` does not raise it."""
     pats = _flat(params["patterns"])
+    unless = _flat(params.get("unless_patterns") or [])
     for e in reversed(_user_turns(events, idx, params.get("scope", "last"), _flat(params.get("answered_patterns") or []))):
         m = search(e.content, pats, params.get("ignore_patterns"))
+        if m and unless and search(e.content, unless):
+            continue  # said, but in a form the rule's condition leaves out (unless_patterns)
         if m:
             return APPLIES, f"the user said {m.group(0).strip()!r}"
     return "NOT_APPLICABLE", params.get("absent", "the user said nothing that raises the rule's condition")
