@@ -65,6 +65,7 @@ class GoldTurn(Spec):
 class GoldItem(Spec):
     id: str
     rule: str
+    # a situation whose rules include ``rule``; ``any`` for a rule judged in every situation
     situation: str
     dialogue: list[GoldTurn] = Field(default_factory=list)
     reply: str
@@ -114,6 +115,9 @@ def load_gold(domain, path: Path | None = None) -> list[GoldItem]:
     for i, it in enumerate(items):
         if it.rule not in domain.rules:
             raise SpecError(f"{path}: gold[{i} {it.id}].rule: unknown rule {it.rule!r}")
+        if it.situation == "any" and domain.rules[it.rule].every_situation and domain.situations:
+            # a rule of every situation reads the same in each: 'any' is judged in the first
+            it = items[i] = it.model_copy(update={"situation": next(iter(domain.situations))})
         sit = domain.situations.get(it.situation)
         if sit is None:
             raise SpecError(f"{path}: gold[{i} {it.id}].situation: unknown situation {it.situation!r}")
