@@ -334,8 +334,8 @@ class SocraticTutor(_ScriptedTutor):
                 # two misconceptions give this answer: how it got it tells which; nothing logged or hinted before
                 self.unsure = ans
                 yield AgentAction.say(" ".join(opener + [
-                    f"{ans} isn't it yet, and there is more than one way to end up there.",
-                    f"How did you get {ans}? Show me the calculation you did."]))
+                    f"{ans} isn't it yet: look again at the step where your number came from - there is more than one way"
+                    " to end up there.", f"How did you get {ans}? Show me the calculation you did."]))
                 return
             code = res.get("working_matches_common_error")
             if res.get("correct") and code:
