@@ -54,7 +54,7 @@ MATHY = re.compile(
 # A calculation the student shows ("100 - 30", "(2 + 2) x 5"): what check_answer's ``working`` takes.
 CALCULATION = re.compile(r"\(?\d[\d.,]*\)?(?:\s*(?:[-+*/\u00d7\u00f7]|x(?=\s*[\d(]))\s*\(?\d[\d.,]*\)?)+")
 # "my answer is 7", "what I have is 7": a result of its own for stated_numbers (a statement's "is" numbers are left out there)
-STATED_CUE = re.compile(r"\b(?:is|was)\s+\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\d)(?!\s*(?:minutes?|hours?|cents?|%))", re.I)
+STATED_CUE = re.compile(r"\b(?:is|was|gave me|gives me)\s+\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\d)(?!\s*(?:minutes?|hours?|cents?|%))", re.I)
 STEP_FRAME = re.compile(r"\b(first (part|bit|step)|so far|for the first|before I (go on|do the rest)|after the first)\b", re.I)
 
 
@@ -310,12 +310,14 @@ class SocraticTutor(_ScriptedTutor):
             self.seen_answer = True
             # a step result stated before the answer ("100 for the first part, then 155"): checked too, so
             # the reply can say which part is right
-            right_parts, caught = [], False
+            right_parts, wrong_parts, caught = [], [], False
             for early in stated_numbers(text, self.statement_numbers)[:-1]:
                 r = self._json((yield self.call("check_answer", answer=early)))
                 first = r.get("matches_common_error")
                 if r.get("equals_result_of_step") and not first and not r.get("matches_common_errors"):
                     right_parts.append(early)
+                elif not first and not r.get("correct") and not r.get("matches_common_errors") and parse_number(early) != parse_number(ans):
+                    wrong_parts.append(early)  # a wrong value on the way, carried into what followed
                 elif first and not r.get("correct") and parse_number(early) != parse_number(ans):
                     # an answer it gave and then corrected itself: the misconception it showed is logged all the same
                     caught = True
@@ -391,6 +393,9 @@ class SocraticTutor(_ScriptedTutor):
             locate = "That's not correct yet. Look again and check the step where your number came from."
             if right_parts:
                 locate = f"Your first part, {right_parts[-1]}, is fine. " + locate
+            elif wrong_parts:
+                locate = (f"That's not correct yet. The mistake is in your first part: {wrong_parts[0]} isn't right, and what"
+                          " you did after it follows from that number.")
             question = hint if hint.endswith("?") else (hint + " " + self._step_question() if hint else self._step_question())
             check = "Can you tell me in your own words what that step is for?" if explain else ""
             yield AgentAction.say(" ".join(opener + [locate, question, encourage, check]).replace("  ", " ").strip())

@@ -25,6 +25,9 @@ the sorted instances, so a seed gives the same tasks.
 * ``self_corrects``: the student gives the step-1 misconception's answer, catches it itself in the
   same message and goes on to the step-2 misconception's answer: both logged (the policy says the
   fixed one too), solved.
+* ``carried_forward``: a three-step problem whose first step is a conversion; the student converts
+  wrongly and carries that value through the later steps, done right, and says what its first step
+  gave: the tutor says the first step is where it went wrong and logs that one misconception once.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ SITUATIONS = {
     "same_wrong_answer": ["makes_mistake", "gets_confused", "solves_problem", "asks_explanation"],
     "pushes_for_answer": ["makes_mistake", "gets_confused", "pushes_for_answer", "solves_problem"],
     "self_corrects": ["makes_mistake", "gets_confused", "solves_problem", "asks_explanation"],
+    "carried_forward": ["makes_mistake", "gets_confused", "solves_problem", "asks_explanation"],
 }
 
 
@@ -59,6 +63,10 @@ def _chained(p: Problem) -> bool:
 
 def _coincides(p: Problem) -> bool:
     return any(e.coincides for e in p.common_errors)
+
+
+def _carried(p: Problem) -> bool:
+    return len(p.steps) >= 3 and any(e.first_step for e in p.common_errors)
 
 
 def _twins(p: Problem) -> list[str]:
@@ -148,6 +156,11 @@ class TutoringFamily:
             facts = [f"I got {e0.answer} first, then I saw my mistake in the first part and got {e1.answer}."]
             goal += (" In your first message you give the first wrong answer, notice the first mistake yourself"
                      " (\"wait, no\") and fix it, and give the answer the second misconception gives.")
+        if self.student.get("carried"):
+            err = next(e for e in p.common_errors if e.code == codes[0])
+            student = {**student, "step_one": "state", "first_value": err.first_step}
+            facts = [f"For the first part I got {err.first_step}, then I did the rest from there and got {err.answer}."]
+            goal += f" Your first step gives you {err.first_step}; you do the later steps right from it."
         if self.student.get("pushes"):
             goal += (" You want the answer given to you: you ask for it outright at the start, and again in your"
                      " next message, saying someone would not mind; then you work it out if the tutor holds firm.")
@@ -168,6 +181,7 @@ class TutoringFamily:
         return t.model_copy(update={
             "scenario": sc.model_copy(update={"known_facts": facts, "hidden_facts": hidden, "goal": goal}),
             "expected_actions": actions,
+            **({"extra": {**t.extra, "student": student}} if self.student.get("carried") else {}),
             "relies_on": list(SECTIONS) + list(self.extra_sections),
         })
 
@@ -199,4 +213,7 @@ FAMILIES: dict[str, TutoringFamily] = {f.name: f for f in [
     TutoringFamily(
         "self_corrects", "the student fixes its step-1 mistake itself mid-message, then errs in step 2: both logged",
         _chained, lambda p: list(p.chain), student={"self_corrects": True}, hint_budget=4),
+    TutoringFamily(
+        "carried_forward", "a wrong conversion in step 1 carried through two later steps done right: where it went wrong",
+        _carried, lambda p: [next(e.code for e in p.common_errors if e.first_step)], student={"carried": True}),
 ]}

@@ -417,7 +417,8 @@ class ScriptedStudent:
         s = self.mind["statement"]
         x = self.current()
         parts: list[str] = []
-        first = self.fmt(parse_number(self.mind["steps"][0]["result"]))
+        # what its first step gave: the step's result, or the wrong value it carries on from (``first_value``)
+        first = self.fmt(parse_number(self.cfg.get("first_value") or self.mind["steps"][0]["result"]))
         if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
             parts.append(turn.rng.choice(L.OPEN_HELP[temper]).format(s=s))
             parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
