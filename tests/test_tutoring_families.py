@@ -116,3 +116,22 @@ def test_new_families_shape(dom):
     for name in ("pushes_for_answer", "self_corrects"):
         for t in fams[name].generate(dom, COUNTS[name], seed=0):
             assert [a.arguments["code"] for a in t.expected_actions if a.name == "log_misconception"] == t.extra["student"]["chain"]
+
+
+def test_carried_forward_tasks_start_from_a_wrong_conversion_that_gives_the_wrong_answer(dom):
+    """The wrong first-step value, put back into the later steps (done right), gives the misconception's answer."""
+    from domains.tutoring.problems import evaluate, parse_number
+
+    for t in dom.families()["carried_forward"].generate(dom, COUNTS["carried_forward"], seed=0):
+        p = dom.problems[t.extra["problem_id"]]
+        err = next(e for e in p.common_errors if e.code == t.extra["misconception"])
+        value = {p.steps[0].result: err.first_step}
+        got = parse_number(err.first_step)
+        for st in p.steps[1:]:
+            expr = st.expr
+            for right, wrong in value.items():
+                expr = expr.replace(right, wrong)
+            got = evaluate(expr)
+            value[st.result] = str(got)
+        assert got == parse_number(err.answer) != p.value, t.id
+        assert t.extra["student"]["first_value"] == err.first_step and len(p.steps) >= 3
