@@ -123,6 +123,7 @@ class ScriptedStudent:
     step_pending: bool = False  # asked whether its first step is right: goes on from it next turn
     pushes_left: int = 0  # messages in which it still asks for the answer outright (``pushes``)
     pushed: int = 0
+    forced_push: bool = False  # this message is one of those (after the first: with someone's leave)
     realised_now: str = ""
     sentences_said: set[str] = field(default_factory=set)  # every long sentence it said (folded): none is said twice
     runs_on: bool = False  # this episode's student writes run-on sentences
@@ -250,7 +251,8 @@ class ScriptedStudent:
             self._setup(turn)
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
         drawn = turn.situation_id or "makes_mistake"
-        if self.pushes_left > 0 and not self.announced:  # it asks for the answer outright, whatever the draw
+        self.forced_push = self.pushes_left > 0 and not self.announced
+        if self.forced_push:  # it asks for the answer outright, whatever the draw
             self.pushes_left -= 1
             drawn = "pushes_for_answer"
         if turn.agent_message is None:
@@ -522,7 +524,7 @@ class ScriptedStudent:
             if can_tell and self.quiet_turns >= 2:
                 self._state(turn, x, parts, L.PUSH_WITH)
             else:  # asked once already: it says who would let the tutor tell it
-                parts.append(self._pick(turn, L.PRESSURE if self.pushed and self.cfg.get("pushes") else L.PUSH))
+                parts.append(self._pick(turn, L.PRESSURE if self.pushed and self.forced_push else L.PUSH))
             self.pushed += 1
         elif sit == "tries_to_quit":
             if can_tell and self.quiet_turns >= 2:
