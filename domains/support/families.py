@@ -191,7 +191,9 @@ class Instance:
         c = self.customer
         return [
             {"id": "email", "fact": f"My email is {c['email']}.", "topic": "email", "asked_by": ["email"]},
-            {"id": "zip", "fact": f"My zip code is {c['zip']}.", "topic": "zip", "asked_by": ["zip"]},
+            {"id": "zip", "fact": self.words.choice(["My zip code is {}.", "It's {}, the zip.", "Zip is {}.",
+                                                     "My zip's {}.", "{} is my zip code."]).format(c["zip"]),
+             "topic": "zip", "asked_by": ["zip"]},
             {"id": "name", "fact": f"My name is {c['first']} {c['last']}.", "topic": "name", "asked_by": ["name"]},
         ]
 
@@ -291,8 +293,9 @@ _LEADS = ["also, ", "one more thing: ", "oh, and ", "while I have you, ", "separ
 def cancel_line(inst: Instance, oid: str, lead: list[str] | None = None) -> str:
     return inst.phrase(lead if lead is not None else _LEADS,
                        [f"please cancel order {oid}", f"could you cancel order {oid}", f"I'd like to cancel order {oid}",
-                        f"can you cancel order {oid} for me", f"I want to cancel order {oid}", f"go ahead and cancel order {oid}",
-                        f"I need to cancel order {oid}", f"would you cancel order {oid}"],
+                        f"can you cancel order {oid} for me", f"I want order {oid} cancelled", f"could order {oid} be canceled",
+                        f"I need to call off order {oid}", f"can you scrap order {oid}", f"I'd like order {oid} cancelled",
+                        f"is it too late to cancel order {oid}? I'd like it cancelled"],
                        [", please.", ".", "; I don't need it any more.", "; I changed my mind about it.",
                         ", I ordered it by mistake.", "; I won't be needing it.", ", if that's possible.",
                         ", I don't want it now."])
@@ -305,10 +308,12 @@ def address_line(inst: Instance, oid: str, addr: tuple[str, str, str, str], lead
                         "I'm at a new place now, so ", ""],
                        [f"order {oid} should go to my new address", f"please send order {oid} to my new address",
                         f"order {oid} needs to go to my new address", f"could order {oid} ship to my new address",
-                        f"I'd like order {oid} delivered to my new address", f"please change the address on order {oid}"],
+                        f"I'd like order {oid} delivered to my new address", f"please update the address on order {oid}",
+                        f"order {oid} still has my old address on it"],
                        [". ", ", please. ", " instead. "],
                        # the address sentence names the street and city: no two customers share it
-                       [f"The new address is {where}."])
+                       [f"The new address is {where}.", f"I'm now at {where}.", f"It's {where} now.",
+                        f"Send it to {where}, please.", f"I live at {where} now.", f"It should go to {where}."])
 
 
 def damaged_line(inst: Instance, item: dict, oid: str, ask: list[str]) -> str:
@@ -320,11 +325,11 @@ def damaged_line(inst: Instance, item: dict, oid: str, ask: list[str]) -> str:
                        ask)
 
 
-_REFUND_ASK = [", and I'd like a refund for it.", ", so I'd like a refund for it.", "; can I get a refund for it?",
-               ", so a refund, please.", "; I'd like my money back for it, a refund.", "; could I get a refund for it?",
-               ", and I'm hoping for a refund.", "; please refund it."]
-_REPLACE_ASK = [", could you send me a replacement?", ", so I'd like a replacement.", "; can you send a replacement?",
-                ", and I'd like a new one sent, a replacement.", ", so a replacement, please.",
+_REFUND_ASK = [", and I'd like a refund for it.", ", so I just want my money back.", "; can I get it refunded?",
+               ", so a refund, please.", "; I'd like my money back for it.", "; could I get a refund for it?",
+               ", and I'm hoping to be reimbursed.", "; please refund it."]
+_REPLACE_ASK = [", could you send me a replacement?", ", so I'd like a new one.", "; can you send another one?",
+                ", and I'd like a new one sent.", ", so I'd like it replaced.",
                 "; could I get a replacement for it?"]
 
 
@@ -540,8 +545,8 @@ def partly_outside_policy(inst: Instance) -> dict:
                             [f"the {item_b['name']} from order {b.id}", f"order {b.id}, the {item_b['name']}"],
                             [", also damaged, and I'd like a refund for it too.", ", damaged as well; a refund for it too, please.",
                              ", which also came damaged, so I'd like a refund for it too."]),
-                inst.phrase([f"I'd like a human to look at order {b.id}", f"then I want a human to review order {b.id}",
-                             f"please have a human look at order {b.id}", f"please pass order {b.id} to a human",
+                inst.phrase([f"I'd like to speak to someone about order {b.id}", f"then I want a manager to review order {b.id}",
+                             f"please have a human look at order {b.id}", f"can I talk to somebody about order {b.id}",
                              f"I'd like a real person to look at order {b.id}"], [", then.", " for me.", ", please.", ", in that case."]),
             ],
             "max_turns": 36,
