@@ -126,11 +126,13 @@ def test_an_address_however_it_is_introduced(line, addr):
 
 
 @pytest.mark.parametrize("line", ["Sure, go for it.", "Okay.", "Sounds good.", "Yup, please do that.", "That's fine.",
-                                  "Absolutely."])
+                                  "Absolutely.", "Right, refund them, please, back to my card.",
+                                  "I'll take the refund to my card.", "Let's do that."])
 def test_yes_in_peoples_words(line):
     assert YES_RE.search(line) and not NO_RE.search(line)
 
 
-@pytest.mark.parametrize("line", ["Nah, leave it.", "Hold off for now.", "I'd rather not.", "Not yet."])
+@pytest.mark.parametrize("line", ["Nah, leave it.", "Hold off for now.", "I'd rather not.", "Not yet.",
+                                  "Please don't do that."])
 def test_no_in_peoples_words(line):
     assert NO_RE.search(line)

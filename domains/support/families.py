@@ -10,7 +10,7 @@ orders. The goal is the replay of the ``expected_actions`` the family writes, li
 Every goal follows from the policy, the tools and what the customer says: the customer names each
 order, item and preference it wants, or is asked for it by the policy's own steps (identity,
 refund or replacement). ``python -m envs.tasks --domain support --all --count 7 --seed 0`` writes
-the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all eleven
+the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all fourteen
 families side by side, each one template of a few dozen lines, sharing the instance drawing above them.
 """
 
@@ -89,6 +89,7 @@ class Order:
     state: str  # processing | label_created | in_transit | delivered | lost
     delivered_days_ago: int | None = None
     carrier: str = "UPS"
+    placed_gap: int = 4  # days from placing to delivery (a slow delivery puts the order date far back)
 
     @property
     def total(self) -> int:
@@ -116,16 +117,18 @@ class Instance:
         return s[0].upper() + s[1:]
 
     def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
-              damaged: str | None = None, first_refunded: bool = False) -> Order:
+              damaged: str | None = None, first_refunded: bool = False, quantities: list[int] | None = None,
+              placed_gap: int = 4) -> Order:
         k = len(self.orders) + 1
         stem = f"{7 + self.n // 1000}{self.n % 1000:03d}{k}"  # O-7FNNK: family, instance, order (8 past the 10th family)
         oid = f"O-{stem}"
         picks = self.rng.sample(self.products, n_items)
         self.products = [p for p in self.products if p not in picks]  # no product twice in one task
+        qty = quantities or [1] * n_items
         items = [{"id": int(f"{stem}{j}"), "product_id": p["id"], "name": p["name"],
-                  "quantity": 1, "unit_price_cents": p["price"]} for j, p in enumerate(picks)]
+                  "quantity": qty[j], "unit_price_cents": p["price"]} for j, p in enumerate(picks)]
         carrier = self.rng.choice(sorted(CARRIERS))
-        o = Order(oid, items, shipping_cents, state, delivered_days_ago, carrier)
+        o = Order(oid, items, shipping_cents, state, delivered_days_ago, carrier, placed_gap)
         self.orders.append(o)
         self._rows(o, damaged, items[0]["id"] if first_refunded else None)
         return o
@@ -136,7 +139,7 @@ class Instance:
             placed = dt.datetime.combine(TODAY - dt.timedelta(days=self.rng.randint(1, 3)), dt.time(9, 30))
             status = "processing"
         elif o.state == "delivered":
-            placed = dt.datetime.combine(TODAY - dt.timedelta(days=o.delivered_days_ago + 4), dt.time(10, 15))
+            placed = dt.datetime.combine(TODAY - dt.timedelta(days=o.delivered_days_ago + o.placed_gap), dt.time(10, 15))
             status = "delivered"
         else:
             placed = dt.datetime.combine(TODAY - dt.timedelta(days=self.rng.randint(8, 14)), dt.time(11, 0))
@@ -646,6 +649,137 @@ def store_credit_said_early(inst: Instance) -> dict:
     }
 
 
+def _mark_damaged(inst: Instance, o: Order, items: list[dict]) -> None:
+    for r in inst.rows:
+        if r["table"] == "home_deliveries" and r["row"]["order_id"] == o.id:
+            r["row"]["damaged_items"] = " and the ".join(it["name"] for it in items)
+
+
+def _units(it: dict) -> str:
+    """How the customer names a line: "the Desk Lamp" or "both Desk Lamp units" / "all three ..."."""
+    n = it["quantity"]
+    return f"the {it['name']}" if n == 1 else f"the {it['name']} (I ordered {['', '', 'two', 'three'][n]} of them)"
+
+
+def refund_amount_quote(inst: Instance) -> dict:
+    """The customer asks what a refund of two damaged lines comes to before deciding: the quantity of
+    one line counts, and the shipping fee comes back only when the refund covers every open item."""
+    shipping = inst.rng.choice([499, 699, 899, 1099])
+    with_fee = inst.rng.random() < 0.5  # the two damaged lines are the whole order, or a third line stays
+    qty = [2, 1] if inst.rng.random() < 0.5 else [3, 1]
+    a = inst.order("delivered", n_items=2 if with_fee else 3, shipping_cents=shipping,
+                   delivered_days_ago=inst.rng.randint(4, 22), quantities=qty + ([] if with_fee else [1]))
+    hit = a.items[:2]
+    _mark_damaged(inst, a, hit)
+    b = inst.order("processing")
+    amount = sum(it["quantity"] * it["unit_price_cents"] for it in hit) + (shipping if with_fee else 0)
+    rest = "" if with_fee else f" (the {a.items[2]['name']} is fine)"
+    return {
+        "description": "An amount to work out and say before the customer decides: two damaged lines of one order, "
+                       f"one of quantity {qty[0]}, {'the whole order, so the shipping fee comes back' if with_fee else 'a third line kept, so no shipping fee'}; "
+                       "then a cancellation.",
+        "scenario": {
+            "goal": f"Told the refund for {hit[0]['name']} x{qty[0]} and {hit[1]['name']} of {a.id} comes to {money(amount)} "
+                    f"({'with' if with_fee else 'without'} the shipping fee), then refunded to the card it was paid with; "
+                    f"{b.id} cancelled.",
+            "request": inst.phrase([f"order {a.id} arrived in a bad way: ", f"I've had a delivery go wrong, order {a.id}: ",
+                                    f"my order {a.id} came today and "],
+                                   [f"{_units(hit[0])} and {_units(hit[1])} are broken{rest}. ",
+                                    f"{_units(hit[0])} and {_units(hit[1])} arrived smashed{rest}. ",
+                                    f"{_units(hit[0])} and {_units(hit[1])} were damaged in the box{rest}. "],
+                                   ["Before I decide anything, how much would I get back in total if you refunded those?",
+                                    "How much would a refund for those come to altogether? I'd like to know before I decide.",
+                                    "What would the total refund be for those? Then I'll decide.",
+                                    "If I get my money back for them, what's the total? I want to know first."]),
+            "hidden_facts": inst.identity_facts() + [
+                # the answer to "Shall I refund ...?" or "refund or replacement?": a yes with the choice in it
+                {"id": "decision", "fact": inst.phrase(["yes, ", "yes please, ", "okay, yes: ", "yeah, "],
+                                                       ["refund them, back to my card.",
+                                                        "I'll take the refund to my card for both.",
+                                                        "refund those to the card I paid with."]),
+                 "topic": "remedy"}],
+            "more_requests": [cancel_line(inst, b.id)],
+            "max_turns": 34,
+        },
+        "actions": refund(a, hit, "damaged") + cancel(b),
+        "outputs": [money(amount), money(b.total)],
+    }
+
+
+def three_with_refusal(inst: Instance) -> dict:
+    """Three requests, the middle one outside the policy: do the two allowed, decline the third with its
+    reason, and escalate nothing (the customer asks for no human)."""
+    a = inst.order("processing")
+    b = inst.order("in_transit")
+    c, item = _damaged_order(inst, n_items=2)
+    addr = inst.new_address()
+    cancel_b = inst.rng.random() < 0.5  # the declined request: cancel a dispatched order, or re-address it
+    declined = (inst.phrase(["and ", "also, ", "next, "], [f"please cancel order {b.id} too", f"I'd like order {b.id} cancelled as well",
+                                                           f"can you call off order {b.id}"], [".", ", I don't want it now."])
+                if cancel_b else
+                address_line(inst, b.id, addr, ["and ", "also, ", "next, "]))
+    return {
+        "description": f"Three requests with a partial refusal: {a.id} cancelled, {b.id} (already dispatched) "
+                       f"{'not cancelled' if cancel_b else 'not re-addressed'} with the reason and no escalation, "
+                       "then a damaged item refunded.",
+        "scenario": {
+            "goal": f"Cancel {a.id}; {b.id} is in transit, so it {'cannot be cancelled' if cancel_b else 'cannot be re-addressed'} "
+                    f"(told why; nothing escalated); refund the damaged {item['name']} of {c.id} to the card it was paid with.",
+            "request": inst.phrase(["I've got three things to sort out", "a few things today", "three orders to deal with"],
+                                   [". First, ", "; to start, ", ", so first, "],
+                                   [f"please cancel order {a.id}.", f"I'd like order {a.id} cancelled.",
+                                    f"can you cancel order {a.id}?"]),
+            "more_requests": [declined, damaged_line(inst, item, c.id, _REFUND_ASK)],
+            "max_turns": 40,
+        },
+        "actions": cancel(a) + [{"name": "get_order", "arguments": {"order_id": b.id}}] + refund(c, [item], "damaged"),
+        "outputs": [money(a.total), money(item["unit_price_cents"])],
+    }
+
+
+def window_from_delivery(inst: Instance) -> dict:
+    """The refund window counts from delivery, not from the order date: a damaged item ordered over 30
+    days ago but delivered 27 to 30 days ago is refundable, and the last day to return an unwanted item
+    is the delivery date plus 30 (the order date plus 30 is another, wrong day); then a cancellation."""
+    days = inst.rng.randint(27, 30)
+    a = inst.order("delivered", n_items=1, delivered_days_ago=days, placed_gap=inst.rng.randint(7, 11))
+    item = a.items[0]
+    _mark_damaged(inst, a, [item])
+    placed = TODAY - dt.timedelta(days=days + a.placed_gap)
+    d_b = inst.rng.randint(6, 18)
+    b = inst.order("delivered", n_items=1, delivered_days_ago=d_b, placed_gap=inst.rng.randint(6, 10))
+    last_day = TODAY - dt.timedelta(days=d_b) + dt.timedelta(days=30)
+    c = inst.order("processing")
+    when = f"{placed:%B} {placed.day}"
+    return {
+        "description": f"Dates: a damaged item ordered {days + a.placed_gap} days ago, delivered {days} days ago "
+                       "(inside the window, counted from delivery); the last return day of an unwanted item "
+                       "(delivery + 30, not order + 30); a cancellation.",
+        "scenario": {
+            "goal": f"A refund of the damaged {item['name']} of {a.id} to the card it was paid with (delivered {days} days ago); "
+                    f"told the last day to return the {b.items[0]['name']} of {b.id} ({last_day}); {c.id} cancelled.",
+            "request": inst.phrase([f"I ordered the {item['name']} back on {when} (order {a.id}) ",
+                                    f"order {a.id}, the {item['name']}, I placed it on {when} "],
+                                   ["and it arrived damaged. ", "and it came broken. "],
+                                   ["That's more than a month ago, so am I too late for a refund?",
+                                    "I guess it's been over 30 days since I ordered, but can I still get a refund?",
+                                    "I know I ordered it ages ago; is a refund still possible?"]),
+            "more_requests": [
+                inst.phrase([f"also, I don't need the {b.items[0]['name']} from order {b.id} any more. ",
+                             f"next, the {b.items[0]['name']} in order {b.id} isn't what I expected and I want to send it back. "],
+                            ["What's the last day I can return it?", "Until what date can I still return it?",
+                             "By when do I have to send it back?"]),
+                cancel_line(inst, c.id, ["and finally, ", "last thing: ", "lastly, "]),
+            ],
+            "max_turns": 36,
+        },
+        "actions": refund(a, [item], "damaged") + [{"name": "get_order", "arguments": {"order_id": b.id}},
+                                                   {"name": "get_shipment_tracking", "arguments": {"order_id": b.id}}]
+        + cancel(c),
+        "outputs": [money(item["unit_price_cents"]), {"value": f"{last_day}", "kind": "date"}, money(c.total)],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -682,6 +816,18 @@ _FAMILIES = [
     SupportFamily("store_credit_early", "a long conversation: store credit asked for first, applied to a refund two requests later",
                   store_credit_said_early, 900,
                   relies_on=("Identity first", "Shipping address", "Missing or damaged item", "Cancellation")),
+    SupportFamily("refund_quote", "two damaged lines (one of several units): the refund's total said before the "
+                  "customer decides, with the shipping fee only when nothing else of the order stays",
+                  refund_amount_quote, 1100,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "What you may promise",
+                             "Cancellation")),
+    SupportFamily("three_with_refusal", "three requests, the middle one on a dispatched order declined with its reason, "
+                  "nothing escalated", three_with_refusal, 1200,
+                  relies_on=("Identity first", "Understand the request before acting", "Cancellation", "Shipping address",
+                             "Missing or damaged item", "Escalation")),
+    SupportFamily("window_from_delivery", "the window counted from delivery: ordered over 30 days ago but delivered "
+                  "inside it, and a return's last day from the delivery date", window_from_delivery, 1300,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund window", "Cancellation")),
 ]
 
 

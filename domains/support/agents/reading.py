@@ -31,7 +31,10 @@ ADDRESS_RE = re.compile(
 )
 YES_RE = re.compile(
     r"\b(yes|yeah|yea|yep|yup|sure|ok|okay|alright|all right|go ahead|go for it|please do|do it|do that|"
-    r"sounds good|that'?s fine|that works|fine by me|absolutely|definitely|of course|correct|please proceed|proceed)\b",
+    r"sounds good|that'?s fine|that works|fine by me|absolutely|definitely|of course|correct|please proceed|proceed|"
+    r"I'?ll (take|have|go with) (it|that|this|the|them|those)|let'?s (do|go with) (it|that|this|the)|"
+        # "refund them, please", "the card, please": the thing asked for, said with a please
+    r"(?<!\bnot )please(?!\s+(?:don'?t|do not|wait|stop|hold|no)\b))\b",
     re.I,
 )
 NO_RE = re.compile(
@@ -64,6 +67,8 @@ ANGER_RE = re.compile(
 PROVOCATION_RE = re.compile(
     r"\b(ignore your|forget your|your rules|the rules|override|skip the usual|instructions)\b", re.I
 )
+# "the mug is fine", "the rest looks okay": an item named as unharmed is not part of the complaint
+FINE_RE = re.compile(r"\b(is|are|was|were|looks?|seems?) (fine|ok|okay|intact|perfect|alright|all right|undamaged)\b", re.I)
 OFF_TOPIC_RE = re.compile(r"\b(weather|football|movie|recipe)\b", re.I)
 
 NEGATED_CANCEL = re.compile(r"\b(don'?t|do not|no need to|not|never) (cancel|call off)\b", re.I)
@@ -104,8 +109,9 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"never got|didn'?t get|hasn'?t come|nothing came|never showed up|not received|haven'?t received|"
         r"never turned up|hasn'?t turned up|still waiting (for|on))\b", re.I)),
     ("unwanted", re.compile(
-        r"\b(don'?t (want|like|need) (it|them|this|that)|no longer (want|need)|changed my mind about|don'?t like the|"
-        r"send (it|them|this|that) back|return (it|them|this|that|the)|make a return|not what I (wanted|expected))\b",
+        r"\b((don'?t|do not) (want|like|need) (it|them|this|that|the)|no longer (want|need)|changed my mind about|"
+        r"send (it|them|this|that) back|return (it|them|this|that|the)|make a return|"
+        r"(not|isn'?t|wasn'?t) (really )?what I (wanted|expected))\b",
         re.I)),
     # an address said with nothing else asked: where something should go
     ("change_address", ADDRESS_RE),
