@@ -267,6 +267,8 @@ class SupportFamily:
             sc = body.pop("scenario")
             sc.setdefault("hidden_facts", inst.identity_facts())
             sc.setdefault("situations", ["cooperative", inst.rng.choice(SIDE_SITUATIONS)])
+            actions = inst.lookup() + body.pop("actions")
+            _settle_destination(inst, sc, actions)
             task = {
                 "id": f"hard_{self.name}_{i:02d}",
                 "domain": "support",
@@ -277,11 +279,25 @@ class SupportFamily:
                 "catches": ["eager"],
                 "scenario": sc,
                 "initial_state": {"insert": inst.rows},
-                "expected_actions": inst.lookup() + body.pop("actions"),
+                "expected_actions": actions,
                 **body,
             }
             tasks.append(Task.model_validate(task))
         return tasks
+
+
+def _settle_destination(inst: Instance, sc: dict, actions: list[dict]) -> None:
+    """Where a refund goes is the customer's choice (policy: original payment unless store credit is
+    asked for): a goal refunding to the card says so, and the customer says it when asked, so an agent
+    that asks "card or store credit?" gets the answer the goal holds (envs.spec.lint.choices_open)."""
+    dest = {a["arguments"].get("destination") for a in actions if a["name"] == "refund_items"}
+    if "original_payment" not in dest or "paid with" in sc["goal"]:
+        return
+    sc["goal"] += " Refunds go back to the card it was paid with."
+    sc["hidden_facts"] = list(sc["hidden_facts"]) + [{
+        "id": "destination", "topic": "store_credit", "asked_by": ["store credit", "original payment", "which card"],
+        "fact": inst.phrase(["back to my card, please", "to the card I paid with", "the card I paid with is fine",
+                             "just back onto my card"], [", not store credit.", ".", ", thanks."])}]
 
 
 # -- the customer's words: each request line drawn from several phrasings (Instance.phrase) -----------
