@@ -136,3 +136,14 @@ def test_yes_in_peoples_words(line):
                                   "Please don't do that."])
 def test_no_in_peoples_words(line):
     assert NO_RE.search(line)
+
+
+def test_tools_list_shows_the_allowed_values_of_an_enumerated_argument():
+    """``/tools`` in ``--agent human``: a person must see that "lost in transit" is ``lost_package``."""
+    from envs.actors.human_agent import describe_tools
+    from envs.domain import get_domain
+
+    tool = get_domain("support").agent_tools["send_replacement"]
+    (line,) = describe_tools([tool.schema()])
+    assert "reason: damaged|missing_item|not_delivered|lost_package|wrong_item" in line
+    assert "lost_package (lost in transit)" in tool.schema()["function"]["parameters"]["properties"]["reason"]["description"]
