@@ -10,7 +10,7 @@ orders. The goal is the replay of the ``expected_actions`` the family writes, li
 Every goal follows from the policy, the tools and what the customer says: the customer names each
 order, item and preference it wants, or is asked for it by the policy's own steps (identity,
 refund or replacement). ``python -m envs.tasks --domain support --all --count 7 --seed 0`` writes
-the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all fourteen
+the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all fifteen
 families side by side, each one template of a few dozen lines, sharing the instance drawing above them.
 """
 
@@ -118,11 +118,13 @@ class Instance:
 
     def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
               damaged: str | None = None, first_refunded: bool = False, quantities: list[int] | None = None,
-              placed_gap: int = 4) -> Order:
+              placed_gap: int = 4, same_as: list[dict] | None = None, price_pct: int = 100) -> Order:
         k = len(self.orders) + 1
         stem = f"{7 + self.n // 1000}{self.n % 1000:03d}{k}"  # O-7FNNK: family, instance, order (8 past the 10th family)
         oid = f"O-{stem}"
-        picks = self.rng.sample(self.products, n_items)
+        # ``same_as``: the products of an earlier line again (a customer who bought one thing twice)
+        picks = ([{"id": it["product_id"], "name": it["name"], "price": it["unit_price_cents"] * price_pct // 100}
+                  for it in same_as] if same_as else self.rng.sample(self.products, n_items))
         self.products = [p for p in self.products if p not in picks]  # no product twice in one task
         qty = quantities or [1] * n_items
         items = [{"id": int(f"{stem}{j}"), "product_id": p["id"], "name": p["name"],
@@ -796,6 +798,46 @@ def window_from_delivery(inst: Instance) -> dict:
     }
 
 
+def similar_orders(inst: Instance) -> dict:
+    """The same product bought twice, on two days at two prices: the customer gives no order number, only
+    the day it ordered the damaged one; the customer's orders (``list_orders``) show which order that is."""
+    d_old = inst.rng.randint(14, 22)
+    old = inst.order("delivered", n_items=1, delivered_days_ago=d_old)
+    d_new = inst.rng.randint(3, d_old - 6)
+    new = inst.order("delivered", n_items=1, delivered_days_ago=d_new, same_as=old.items,
+                     price_pct=inst.rng.choice([80, 90, 110, 115]))
+    target, other = (new, old) if inst.rng.random() < 0.5 else (old, new)
+    item = target.items[0]
+    _mark_damaged(inst, target, [item])
+    placed = TODAY - dt.timedelta(days=target.delivered_days_ago + target.placed_gap)
+    day = f"{placed:%B} {placed.day}"
+    c = inst.order("processing")
+    which = "second" if target is new else "first"
+    return {
+        "description": f"Two orders of the same {item['name']} ({old.id}, {new.id}, at two prices); the customer names "
+                       f"only the day it ordered the damaged one ({day}, {target.id}); then a cancellation.",
+        "scenario": {
+            "goal": f"A refund of the damaged {item['name']} of {target.id} (ordered {day}; not {other.id}), to the card "
+                    f"it was paid with; {c.id} cancelled.",
+            "request": inst.phrase([f"I've bought the {item['name']} from you twice, ", f"I ordered the {item['name']} twice, "],
+                                   [f"and the {which} one, the one I ordered on {day}, ",
+                                    f"and the one from {day} (the {which} order) "],
+                                   ["arrived damaged. ", "came broken. ", "turned up cracked. "],
+                                   ["I'd like a refund for that one.", "Can I get my money back for it?",
+                                    "I want that one refunded."]),
+            "hidden_facts": inst.identity_facts() + [
+                {"id": "no_number", "topic": "order_number", "asked_by": ["order number"],
+                 "fact": inst.phrase(["I don't have the order number to hand, sorry; ", "I can't find the number, "],
+                                     [f"it's the one I ordered on {day}.", f"it was ordered on {day}."])}],
+            "more_requests": [cancel_line(inst, c.id)],
+            "max_turns": 34,
+        },
+        "actions": [{"name": "list_orders", "arguments": {"customer_id": inst.customer["id"]}}]
+        + refund(target, [item], "damaged") + cancel(c),
+        "outputs": [money(item["unit_price_cents"]), money(c.total)],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -844,6 +886,10 @@ _FAMILIES = [
     SupportFamily("window_from_delivery", "the window counted from delivery: ordered over 30 days ago but delivered "
                   "inside it, and a return's last day from the delivery date", window_from_delivery, 1300,
                   relies_on=("Identity first", "Missing or damaged item", "Refund window", "Cancellation")),
+    SupportFamily("similar_orders", "the same product bought twice at two prices; the damaged one named only by the "
+                  "day it was ordered, found in the customer's orders", similar_orders, 1400,
+                  relies_on=("Identity first", "Understand the request before acting", "Missing or damaged item",
+                             "Refund or replacement", "Cancellation")),
 ]
 
 

@@ -121,6 +121,26 @@ AMBIGUOUS_RE = re.compile(r"\bit (didn'?t|did not|never|hasn'?t) (arrive|come|sh
 SPECIFIC_RE = re.compile(r"\b(package|parcel|order|box|item|refund|money|charge|O-\d{5})\b", re.I)
 
 
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+# "on June 2", "June 2nd", "2 June", "the 2nd of June": a day of this year the customer names
+MONTH_DAY_RE = re.compile(
+    r"\b(?:(" + "|".join(_MONTHS) + r")\.? (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)? (?:of )?(" + "|".join(_MONTHS) + r"))\b",
+    re.I,
+)
+
+
+def days_named(text: str, year: int) -> set[str]:
+    """The ISO dates ("2026-06-02") of the month-and-day dates in ``text``, in ``year``."""
+    out = set()
+    for m in MONTH_DAY_RE.finditer(text):
+        month = (m.group(1) or m.group(4)).lower()
+        day = int(m.group(2) or m.group(3))
+        if 1 <= day <= 31:
+            out.add(f"{year}-{_MONTHS.index(month) + 1:02d}-{day:02d}")
+    return out
+
+
 def detect_intent(text: str) -> str | None:
     """The name of the first intent in ``INTENTS`` the text matches, or None."""
     t = NEGATED_CANCEL.sub(" ", text)
