@@ -31,6 +31,12 @@ NEW_STREETS = ["18 Birch Lane", "402 Harbor View Drive", "7 Quarry Road", "1150 
 SIDE_SITUATIONS = ["impatient", "confused", "furious"]
 
 
+def _noun(name: str) -> str:
+    """How a person names a product in passing: "Rustic Phone Stand" -> "phone stand"."""
+    parts = name.lower().split()
+    return " ".join(parts[1:]) if len(parts) > 1 else parts[0]
+
+
 def money(cents: int) -> str:
     return f"${cents / 100:,.2f}"
 
@@ -196,9 +202,7 @@ class Instance:
         c = self.customer
         return [
             {"id": "email", "fact": f"My email is {c['email']}.", "topic": "email", "asked_by": ["email"]},
-            {"id": "zip", "fact": self.words.choice(["My zip code is {}.", "It's {}, the zip.", "Zip is {}.",
-                                                     "My zip's {}.", "{} is my zip code."]).format(c["zip"]),
-             "topic": "zip", "asked_by": ["zip"]},
+            {"id": "zip", "fact": f"My zip code is {c['zip']}.", "topic": "zip", "asked_by": ["zip"]},
             {"id": "name", "fact": f"My name is {c['first']} {c['last']}.", "topic": "name", "asked_by": ["name"]},
         ]
 
@@ -298,8 +302,9 @@ def _settle_destination(inst: Instance, sc: dict, actions: list[dict]) -> None:
     sc["goal"] += " Refunds go back to the card it was paid with."
     sc["hidden_facts"] = list(sc["hidden_facts"]) + [{
         "id": "destination", "topic": "store_credit", "asked_by": ["store credit", "original payment", "which card"],
-        "fact": inst.phrase(["back to my card, please", "to the card I paid with", "the card I paid with is fine",
-                             "just back onto my card"], [", not store credit.", ".", ", thanks."])}]
+        "fact": inst.phrase(["back to my ", "to the ", "onto my "],
+                            [f"{inst.customer['brand']} card I paid with", f"{inst.customer['brand']}, the card I paid with"],
+                            [", please", "", ", thanks"], [", not store credit.", ".", " is fine."])}]
 
 
 # -- the customer's words: each request line drawn from several phrasings (Instance.phrase) -----------
@@ -705,16 +710,19 @@ def refund_amount_quote(inst: Instance) -> dict:
                                    [f"{_units(hit[0])} and {_units(hit[1])} are broken{rest}. ",
                                     f"{_units(hit[0])} and {_units(hit[1])} arrived smashed{rest}. ",
                                     f"{_units(hit[0])} and {_units(hit[1])} were damaged in the box{rest}. "],
-                                   ["Before I decide anything, how much would I get back in total if you refunded those?",
-                                    "How much would a refund for those come to altogether? I'd like to know before I decide.",
-                                    "What would the total refund be for those? Then I'll decide.",
-                                    "If I get my money back for them, what's the total? I want to know first."]),
+                                   ["Before I decide anything, ", "First, though, ", "Before we go on, ", "So, before I choose, "],
+                                   [f"how much would I get back in total for the {_noun(hit[0]['name'])} and the "
+                                    f"{_noun(hit[1]['name'])}?",
+                                    f"what would a refund for the {_noun(hit[0]['name'])} and the {_noun(hit[1]['name'])} "
+                                    "come to altogether?",
+                                    f"what's the total I'd get back for the {_noun(hit[0]['name'])} and the "
+                                    f"{_noun(hit[1]['name'])}?"]),
             "hidden_facts": inst.identity_facts() + [
                 # the answer to "Shall I refund ...?" or "refund or replacement?": a yes with the choice in it
                 {"id": "decision", "fact": inst.phrase(["yes, ", "yes please, ", "okay, yes: ", "yeah, "],
-                                                       ["refund them, back to my card.",
-                                                        "I'll take the refund to my card for both.",
-                                                        "refund those to the card I paid with."]),
+                                                       [f"refund them, back to my {inst.customer['brand']} card.",
+                                                        f"I'll take the refund to my {inst.customer['brand']} for both.",
+                                                        f"refund those to the {inst.customer['brand']} I paid with."]),
                  "topic": "remedy"}],
             "more_requests": [cancel_line(inst, b.id)],
             "max_turns": 34,
@@ -779,14 +787,16 @@ def window_from_delivery(inst: Instance) -> dict:
             "request": inst.phrase([f"I ordered the {item['name']} back on {when} (order {a.id}) ",
                                     f"order {a.id}, the {item['name']}, I placed it on {when} "],
                                    ["and it arrived damaged. ", "and it came broken. "],
-                                   ["That's more than a month ago, so am I too late for a refund?",
-                                    "I guess it's been over 30 days since I ordered, but can I still get a refund?",
-                                    "I know I ordered it ages ago; is a refund still possible?"]),
+                                   ["That's more than a month ago", "I know that's over 30 days", "It was a while back now",
+                                    "That was ages ago", "I know it's been a while"],
+                                   [", so am I too late for a refund?", ", but can I still get a refund?",
+                                    "; is a refund still possible?", ", so can I still get my money back?"]),
             "more_requests": [
                 inst.phrase([f"also, I don't need the {b.items[0]['name']} from order {b.id} any more. ",
                              f"next, the {b.items[0]['name']} in order {b.id} isn't what I expected and I want to send it back. "],
-                            ["What's the last day I can return it?", "Until what date can I still return it?",
-                             "By when do I have to send it back?"]),
+                            [f"What's the last day I can return the {_noun(b.items[0]['name'])}?",
+                             f"Until what date can I still return the {_noun(b.items[0]['name'])}?",
+                             f"By when do I have to send the {_noun(b.items[0]['name'])} back?"]),
                 cancel_line(inst, c.id, ["and finally, ", "last thing: ", "lastly, "]),
             ],
             "max_turns": 36,
@@ -822,13 +832,14 @@ def similar_orders(inst: Instance) -> dict:
             "request": inst.phrase([f"I've bought the {item['name']} from you twice, ", f"I ordered the {item['name']} twice, "],
                                    [f"and the {which} one, the one I ordered on {day}, ",
                                     f"and the one from {day} (the {which} order) "],
-                                   ["arrived damaged. ", "came broken. ", "turned up cracked. "],
-                                   ["I'd like a refund for that one.", "Can I get my money back for it?",
-                                    "I want that one refunded."]),
+                                   ["arrived damaged", "came broken", "turned up cracked"],
+                                   [", and I'd like a refund for that one.", "; can I get my money back for it?",
+                                    ", so I want that one refunded."]),
             "hidden_facts": inst.identity_facts() + [
                 {"id": "no_number", "topic": "order_number", "asked_by": ["order number"],
                  "fact": inst.phrase(["I don't have the order number to hand, sorry; ", "I can't find the number, "],
-                                     [f"it's the one I ordered on {day}.", f"it was ordered on {day}."])}],
+                                     [f"it's the {_noun(item['name'])} I ordered on {day}.",
+                                      f"the {_noun(item['name'])} was ordered on {day}."])}],
             "more_requests": [cancel_line(inst, c.id)],
             "max_turns": 34,
         },
