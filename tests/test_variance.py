@@ -205,3 +205,18 @@ def test_compare_judges_a_difference_against_the_agents_own_variance(server, tmp
     c = json.loads((tmp_path / "c.json").read_text())
     # one task: too few to pair, and the output says so (the pairing arithmetic: tests/test_power.py)
     assert c["variance"]["tasks"] == 1 and "fewer than 2 shared tasks" in text
+
+
+def test_replays_keep_the_runs_per_episode_budgets(server, tmp_path):
+    """A budget decides how an episode ends: the designed replays play under the run's own."""
+    from envs.run.cli import main as run_main
+
+    server.behaviours["fake-user"] = seeded_user
+    run = tmp_path / "run"
+    assert run_main(["--domain", "toy", "--repeats", "1", "--agent", AGENT, "--user", USER, "--quiet", "--api-base", server.url,
+                     "--out", str(run), "--max-tokens-per-episode", "1", *FAST]) == 0
+    base = [json.loads(l) for l in (run / "episodes.jsonl").read_text().splitlines()]
+    assert {r["termination"] for r in base} == {"budget_tokens"}
+    assert variance(server, run, "--replays", "2", "--rejudge", "0") == 0
+    rows = [json.loads(l) for l in (tmp_path / "run-variance" / "design.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and {r["record"]["termination"] for r in rows} == {"budget_tokens"}

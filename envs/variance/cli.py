@@ -134,9 +134,13 @@ def run_variance(args: argparse.Namespace, console) -> dict:
 
     t0 = time.perf_counter()
     chains = design.plan(bases, arms.played)
+    from envs.episode.budgets import Budgets
+
+    budgets = Budgets(**(cfg.llm.get("limits") or {}))  # the run's per-episode budgets, stored in its config
 
     async def all_():
-        rows = await design.play_arms(domain, chains, args.replays, (agent_f, user_f), args.concurrency, out / "design.jsonl", tick)
+        rows = await design.play_arms(domain, chains, args.replays, (agent_f, user_f), args.concurrency, out / "design.jsonl", tick,
+                                     budgets)
         rj = await design.rejudge(domain, recs, args.rejudge, judge_f, args.concurrency, out / "rejudged.jsonl", tick) if args.rejudge else []
         return rows, rj
 
