@@ -98,6 +98,9 @@ def test_llm_user_careful_agent_user_share_nonzero_agent_share_zero(server, tmp_
     (t,) = v.per_task
     assert t.user_replays == 16 and t.agent_replays == 16
     assert t.user_var > 0 and t.agent_var == 0.0
+    rows0 = [json.loads(l) for l in (out / "design.jsonl").read_text().splitlines()]
+    assert t.user_successes == sum(r["record"]["reward"] == 1.0 for r in rows0 if r["arm"] == "user")
+    assert 0 < t.user_successes < 16 and t.agent_successes % 8 == 0  # the agent arm: each base's 8 replays alike
     assert v.user_share.value == 1.0 and v.agent_var.value == 0.0 and v.agent_var.by_construction is None
     # the user arm's variance is the mean of the two bases' sample variances, recomputed here
     rows = [json.loads(l) for l in (out / "design.jsonl").read_text().splitlines()]
@@ -119,6 +122,7 @@ def test_llm_user_careful_agent_user_share_nonzero_agent_share_zero(server, tmp_
     assert v.judge["T1"].rejudged == 2 * v.judge["T1"].items > 0
     text = capsys.readouterr().out
     assert "user: agent held" in text and "zero by construction" in text and "user share" in text
+    assert f"user arm: {t.user_successes} of 16 clean replays succeeded" in text
     # the folder reads as a run: the schema describes the block, compare takes it
     schema = json.loads((out / "summary.schema.json").read_text())
     assert "VarianceReport" in json.dumps(schema)

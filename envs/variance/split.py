@@ -94,6 +94,7 @@ def split(
             vs = [v for xs in bases.values() if (v := sample_var(xs)) is not None]
             setattr(vt, f"{arm}_var", _mean(vs))
             setattr(vt, f"{arm}_replays", sum(len(xs) for xs in bases.values()))
+            setattr(vt, f"{arm}_successes", sum(sum(xs) for xs in bases.values()))
         ag = by.get(("agent", t), {})
         if ag and "agent" not in zero:
             k_top = min(kmax, *(len(xs) for xs in ag.values()))
