@@ -224,3 +224,23 @@ def test_replays_keep_the_runs_per_episode_budgets(server, tmp_path):
     assert variance(server, run, "--replays", "2", "--rejudge", "0") == 0
     rows = [json.loads(l) for l in (tmp_path / "run-variance" / "design.jsonl").read_text().splitlines()]
     assert len(rows) == 4 and {r["record"]["termination"] for r in rows} == {"budget_tokens"}
+
+
+def test_errored_repeats_are_left_out_of_the_runs_own_variance(server, tmp_path):
+    """An errored episode is infrastructure, not a failed trial: the run's variance ("all repeats")
+    is over its clean repeats only, as each arm's is."""
+    from envs.run.cli import main as run_main
+
+    def user(body: dict) -> Reply:
+        return Reply.error(400, message="bad request") if odd(body) else default_user(body)
+
+    server.behaviours["fake-user"] = user
+    run = tmp_path / "run"
+    assert run_main(["--domain", "toy", "--repeats", "6", "--agent", AGENT, "--user", USER, "--quiet", "--api-base", server.url,
+                     "--out", str(run), "--retry-errors", "0", *FAST]) in (0, 1)
+    recs = [json.loads(l) for l in (run / "episodes.jsonl").read_text().splitlines()]
+    clean = [float(r["reward"] >= 1.0) for r in recs if r["status"] == "ok"]
+    assert len(clean) < len(recs) and len(clean) >= 2 and set(clean) == {1.0}  # some errored; every clean one passed
+    assert variance(server, run, "--replays", "2", "--rejudge", "0") == 0
+    (t,) = read_block(tmp_path / "run-variance").per_task
+    assert t.total_var == 0.0  # counted as failures, the errors would have made it positive

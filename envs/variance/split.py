@@ -85,7 +85,8 @@ def split(
     per_task: list[VarianceTask] = []
     kmax = design.replays
     for t in sorted(originals):
-        vt = VarianceTask(task=t, total_var=sample_var([success(r) for r in originals[t]]))
+        # an errored repeat is infrastructure, not an outcome: left out here as in the arms
+        vt = VarianceTask(task=t, total_var=sample_var([success(r) for r in originals[t] if r.status == "ok"]))
         for arm in ("user", "agent"):
             if arm in zero:
                 setattr(vt, f"{arm}_var", 0.0)
