@@ -1,6 +1,7 @@
 """Building the actors of a run from role specs.
 
-A role spec is ``scripted`` / ``scripted:VARIANT`` (offline), ``human`` (a
+A role spec is ``scripted`` / ``scripted:VARIANT`` (offline), optionally with ``@slip=RATE`` (a
+seeded slip around it, ``envs.actors.slipping``: an instrument for validating ``envs.variance``), ``human`` (a
 person at the terminal, agent or user), or any litellm model string (handled by the LLM layer). Each
 episode gets fresh actor instances, so scripted actors may keep state and
 token accounting is per episode. LLM actors get the domain's prompts (its
@@ -29,7 +30,8 @@ class RoleConfig:
 
     @property
     def is_scripted(self) -> bool:
-        return self.spec == "scripted" or self.spec.startswith("scripted:")
+        base = self.spec.split("@", 1)[0]  # scripted...@slip=RATE is scripted too (envs.actors.slipping)
+        return base == "scripted" or base.startswith("scripted:")
 
     @property
     def variant(self) -> str | None:
@@ -37,6 +39,12 @@ class RoleConfig:
 
 
 def agent_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> Callable[[], Any]:
+    from envs.actors.slipping import parse_slip, wrap_agent
+
+    base, rate = parse_slip(role.spec, "agent")
+    if rate is not None:  # a seeded slip around a scripted agent (an instrument for envs.variance)
+        inner = agent_factory(domain, RoleConfig(base, role.api_base, role.temperature, role.max_tokens, role.tool_mode, role.extra))
+        return wrap_agent(inner, rate, domain)
     if role.is_scripted:
         from envs.actors.null_agents import null_agents
 
@@ -56,7 +64,12 @@ def agent_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> 
 def user_factory(domain: Domain, role: RoleConfig, llm_context: Any = None) -> Callable[[], Any]:
     from envs.actors.human_user import HumanUser
     from envs.actors.scripted_user import ScriptedUser
+    from envs.actors.slipping import parse_slip, wrap_user
 
+    base, rate = parse_slip(role.spec, "user")
+    if rate is not None:  # a seeded slip around a scripted user (an instrument for envs.variance)
+        inner = user_factory(domain, RoleConfig(base, role.api_base, role.temperature, role.max_tokens, role.tool_mode, role.extra))
+        return wrap_user(inner, rate)
     if role.is_scripted:
         variant = role.variant or "default"
         if variant in domain.scripted_users:

@@ -38,8 +38,12 @@ class Arms:
 def choose_arms(agent: str, user: str, judge: str | None) -> Arms:
     """The design for a run's roles. Raises SpecError (one line) for a run nothing can be split in:
     no LLM role, or a person in a role (a person cannot be replayed)."""
+    from envs.actors.slipping import slips
+
     def scripted(spec: str) -> bool:
-        return spec == "scripted" or spec.startswith("scripted:")
+        # deterministic given the episode seed; a slipping scripted role (``@slip=``) draws from a seed
+        # of its own, which the design varies like a model's
+        return (spec == "scripted" or spec.startswith("scripted:")) and not slips(spec)
 
     for role, spec in (("agent", agent), ("user", user)):
         if spec == "human":
@@ -47,23 +51,29 @@ def choose_arms(agent: str, user: str, judge: str | None) -> Arms:
     has_judge = judge not in (None, "", "none")
     if scripted(agent) and scripted(user) and not has_judge:
         raise SpecError(
-            "the run has no LLM role (scripted agent, scripted user, checks only): every share is zero by construction, nothing to measure"
+            "the run has no LLM or slipping role (scripted agent, scripted user, checks only): every share is zero by construction, nothing to measure"
         )
     played, notes = [], {}
     if scripted(user):
         notes["user"] = "scripted user: no sampling of its own (its lines follow the episode seed, which the design holds): zero by construction, not played"
     else:
         played.append("user")
-        notes["user"] = "agent held (its seed fixed, its replies from the response cache), situations held (episode seed), the user's model seed varied per replay"
+        varied = "the user's slip seed" if slips(user) else "the user's model seed"
+        notes["user"] = f"agent held (its seed fixed, its replies from the response cache), situations held (episode seed), {varied} varied per replay"
     if scripted(agent) and scripted(user):
         notes["agent"] = "scripted agent against a scripted user: deterministic given the episode seed, which the design holds: zero by construction, not played"
     else:
         played.append("agent")
-        held = "scripted: deterministic given the episode seed" if scripted(user) else "its seed fixed, its replies from the response cache"
-        notes["agent"] = (
-            f"user held ({held}), situations held (episode seed), the agent's "
-            + ("seed varied per replay (a scripted agent: measured, not assumed)" if scripted(agent) else "model seed varied per replay")
+        held = (
+            "scripted: deterministic given the episode seed" if scripted(user)
+            else "its slip drawn from the episode seed, which the design holds" if slips(user)
+            else "its seed fixed, its replies from the response cache"
         )
+        varied = (
+            "seed varied per replay (a scripted agent: measured, not assumed)" if scripted(agent)
+            else "slip seed varied per replay" if slips(agent) else "model seed varied per replay"
+        )
+        notes["agent"] = f"user held ({held}), situations held (episode seed), the agent's {varied}"
     notes["judge"] = (
         f"judge {judge}: each original episode re-judged with the transcript frozen, a new judge seed each time"
         if has_judge
