@@ -26,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--tasks", nargs="*", default=None, help="task ids or globs (space or comma separated)")
     ap.add_argument("--tags", nargs="+", default=None, metavar="TAG",
                     help="only tasks carrying any of these tags (a tier: hard); combines with --tasks")
-    ap.add_argument("--agent", default=None, help="scripted[:variant], human (you play the agent), or a litellm model string")
-    ap.add_argument("--user", default=None, help="scripted, human (you play the user), or a litellm model string")
+    ap.add_argument("--agent", default=None, help="scripted[:variant] (optionally @slip=RATE: a seeded slip, an instrument for envs.variance), human (you play the agent), or a litellm model string")
+    ap.add_argument("--user", default=None, help="scripted[:variant] (optionally @slip=RATE, as for --agent), human (you play the user), or a litellm model string")
     ap.add_argument("--judge", default=None, help="a litellm model string for rules without a check (default: none)")
     ap.add_argument("--seed", type=int, default=None, help="run seed; each episode's seed derives from it (default 0)")
     ap.add_argument("--out", default=None, help="run folder (default runs/<run-id>)")

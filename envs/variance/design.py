@@ -51,7 +51,7 @@ def choose_arms(agent: str, user: str, judge: str | None) -> Arms:
     has_judge = judge not in (None, "", "none")
     if scripted(agent) and scripted(user) and not has_judge:
         raise SpecError(
-            "the run has no LLM or slipping role (scripted agent, scripted user, checks only): every share is zero by construction, nothing to measure"
+            "the run has no LLM role and no slipping one (scripted agent, scripted user, checks only): every share is zero by construction, nothing to measure"
         )
     played, notes = [], {}
     if scripted(user):
