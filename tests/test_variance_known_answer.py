@@ -57,7 +57,7 @@ def _decided(tmp: Path, role: str) -> list[str]:
 def _split(tmp: Path, run: Path):
     from envs.variance.cli import main
 
-    assert main([str(run), "--bases", "2", "--replays", "8", "--rejudge", "0", "--quiet"]) == 0
+    assert main([str(run), "--bases", "3", "--replays", "10", "--rejudge", "0", "--quiet"]) == 0
     s = RunSummary.model_validate_json((run.with_name(run.name + "-variance") / "summary.json").read_text())
     return s.variance
 
@@ -66,7 +66,7 @@ def _split(tmp: Path, run: Path):
 def test_split_recovers_a_known_slip_variance(tmp_path, role):
     tasks = _decided(tmp_path, role)
     agent, user = ("scripted:careful@slip=0.3", "scripted") if role == "agent" else ("scripted:careful", "scripted@slip=0.3")
-    rep = _split(tmp_path, _run(tmp_path, "run", agent, user, tasks, 2))
+    rep = _split(tmp_path, _run(tmp_path, "run", agent, user, tasks, 3))
     mine, other = (rep.agent_var, rep.user_var) if role == "agent" else (rep.user_var, rep.agent_var)
     lo, hi = mine.ci95
     assert mine.by_construction is None and mine.value > 0
@@ -80,7 +80,7 @@ def test_split_recovers_a_known_slip_variance(tmp_path, role):
         assert rep.user_share.value == 1.0
     n = sum(getattr(t, f"{role}_replays") for t in rep.per_task)
     ok = sum(getattr(t, f"{role}_successes") for t in rep.per_task)
-    assert n == len(tasks) * 2 * 8 and abs(ok / n - (1 - P)) < 0.12  # the slip rate itself, within sampling
+    assert n == len(tasks) * 3 * 10 and abs(ok / n - (1 - P)) < 0.12  # the slip rate itself, within sampling
 
 
 def test_each_slip_follows_its_roles_seed_only():
