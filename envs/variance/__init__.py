@@ -11,7 +11,9 @@ folder; the run's own files are only read) and splits the spread:
   held by the response cache: the same agent request gets the same reply (``envs.llm.cache``;
   a fresh cache in the new folder unless ``--cache`` names one). The within-base variance of
   success is what the user leaves. A scripted user has no sampling: zero by construction, the
-  arm is not played.
+  arm is not played. A slipping scripted role (``scripted...@slip=RATE``, ``envs.actors.slipping``)
+  draws from its own role's seed, which the design varies like a model's: its known variance,
+  p(1 - p) where the slip decides the outcome, is the instrument's known-answer check.
 * **agent arm**: the same bases with the situations and the user's seed fixed (the user held by the
   cache in turn) and the agent's model given a new seed each replay (``EpisodeId.agent_seed``).
   The within-base variance is what the agent leaves; pass^k over these replays is pass^k with the
