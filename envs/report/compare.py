@@ -259,9 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     ap = argparse.ArgumentParser(prog="python -m envs.compare", description="Compare two runs: A (before) and B (after).")
-    ap.add_argument("a")
-    ap.add_argument("b")
-    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("a", help="run folder A (before)")
+    ap.add_argument("b", help="run folder B (after)")
+    ap.add_argument("--alpha", type=float, default=0.05, help="significance level the p-values are marked against (default 0.05)")
     ap.add_argument("--json", default=None, help="also write the comparison as JSON here")
     ap.add_argument("--top", type=int, default=None, help="list at most N tasks better and N worse (default: all)")
     args = ap.parse_args(argv)

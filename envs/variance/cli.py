@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="budget: designed episodes played plus episodes re-judged (each re-judgement counts one)")
     ap.add_argument("--out", default=None, help="the new folder (default RUN-variance)")
     ap.add_argument("--concurrency", type=int, default=4, help="chains (one base's replays) in flight at once (default 4)")
-    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no progress lines while the runs play")
     add_llm_arguments(ap)  # --cache DIR, api bases, temperatures: as the run's, overridable
     return ap
 
