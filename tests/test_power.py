@@ -81,14 +81,14 @@ def test_compare_says_whether_a_difference_is_inside_what_it_could_detect(tmp_pa
     eager = _run(tmp_path, "eager", "--agent", "scripted:eager")
     capsys.readouterr()
     assert compare([str(careful), str(eager), "--json", str(tmp_path / "c1.json")]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # prose lines wrap at the width
     c1 = json.loads((tmp_path / "c1.json").read_text())["power"]
     assert c1["tasks"] == 35 and not c1["inside"] and abs(c1["observed"]) > c1["mde"]
     assert "detectable difference" in text and "outside it" in text
     # one failed trial of 70: a 0.014 difference, inside what 35 tasks x 2 repeats can see
     near = _flip(careful, tmp_path / "near", 1)
     assert compare([str(careful), str(near), "--json", str(tmp_path / "c2.json")]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # prose lines wrap at the width
     c2 = json.loads((tmp_path / "c2.json").read_text())["power"]
     assert c2["inside"] and abs(c2["observed"]) < c2["mde"] and c2["needed"]["tasks"] > 35
     assert "inside it: these runs cannot tell this difference from noise" in text and "to settle" in text
@@ -96,7 +96,7 @@ def test_compare_says_whether_a_difference_is_inside_what_it_could_detect(tmp_pa
 
 def test_run_prints_what_a_5_point_difference_needs(tmp_path, capsys):
     _run(tmp_path, "r", "--agent", "scripted:eager")
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # prose lines wrap at the width
     assert "power: a 5-point pass^1 difference" in text and "tasks at 2 repeats" in text
 
 
@@ -121,7 +121,7 @@ def test_compare_uses_the_agents_own_variance_when_both_runs_have_the_split(tmp_
     _with_split(near, 0.0)
     capsys.readouterr()
     assert compare([str(careful), str(near), "--json", str(tmp_path / "c.json")]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # prose lines wrap at the width
     c = json.loads((tmp_path / "c.json").read_text())
     v, pw = c["variance"], c["power"]
     # the agent's share is zero: only the task-to-task spread is left, so the MDE shrinks

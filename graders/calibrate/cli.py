@@ -29,10 +29,10 @@ def _na_cell(s: dict) -> str:
 
 def print_report(cal: dict, console=None) -> None:
     from rich.console import Console
-    from rich.table import Table
+    from envs.report.terminal import line_table
 
     console = console or Console()
-    t = Table(title=f"judge calibration: {cal.get('judge')} on {cal['overall']['items']} gold replies")
+    t = line_table(f"judge calibration: {cal.get('judge')} on {cal['overall']['items']} gold replies")
     for col in ("rule", "accuracy", "w/o rule examples", "correct/items", "false VIOLATED", "false FOLLOWED", "strict:lenient",
                 "n/a: agreed/gold (false n/a, false applicable)", "needs review", "trust"):
         t.add_column(col)
