@@ -38,11 +38,10 @@ def test_compare_two_toy_runs(tmp_path, capsys):
 
 
 @pytest.fixture(scope="module")
-def careful_vs_eager(tmp_path_factory):
+def careful_vs_eager(tmp_path_factory, played_runs):
+    # the support runs test_power compares too, played once a session (tests/conftest.py)
     d = tmp_path_factory.mktemp("cmp")
-    for name, agent in (("a", "scripted:careful"), ("b", "scripted:eager")):
-        assert run_main(["--domain", "support", "--tasks", "sup_*", "--agent", agent, "--out", str(d / name), "--quiet"]) == 0
-    return d / "a", d / "b"
+    return played_runs.copy(played_runs.CAREFUL_SUP2, d / "a"), played_runs.copy(played_runs.EAGER_SUP2, d / "b")
 
 
 def test_compare_lists_every_task_it_found(careful_vs_eager, capsys):
