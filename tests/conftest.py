@@ -46,10 +46,19 @@ class PlayedRuns:
     def _master(self, argv) -> Path:
         key = tuple(argv)
         if key not in self._dirs:
-            from envs.run.cli import main
+            import asyncio
 
             d = self.root / f"run{len(self._dirs)}"
-            assert main([*argv, "--out", str(d), "--quiet"]) == 0, argv
+            full = [*argv, "--out", str(d), "--quiet"]
+            if asyncio._get_running_loop() is None:
+                from envs.run.cli import main
+
+                assert main(full) == 0, argv
+            else:  # a loop runs on this thread (playwright's sync API): the runner's cannot start here
+                import subprocess
+
+                p = subprocess.run([sys.executable, "-m", "envs.run", *full], cwd=TESTS.parent, capture_output=True, text=True)
+                assert p.returncode == 0, (argv, p.stderr[-2000:])
             self._dirs[key] = d
         return self._dirs[key]
 

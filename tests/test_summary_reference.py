@@ -11,7 +11,6 @@ import pytest
 from envs.records import EpisodeOutcome
 from envs.report.compare import _trials, task_counts
 from envs.report.summary import summarize
-from envs.run.cli import main as run_main
 from envs.run.config import configure_domain
 from envs.run.store import RunStore
 from summary_reference import reference_summarize
