@@ -63,16 +63,20 @@ def main() -> None:
         many = peak_mb(base + ["--repeats", repeats, "--concurrency", str(c)], f"{tmp}/s{c}")
         rows.append(("scripted", one, many, c, "episodes scheduled (scripted actors do not wait)"))
 
-        server = FakeLLMServer(latency=args.latency).start()
+        # LLM: the same episodes both times (every task, 2 repeats), so the domain's per-task states
+        # (initial and goal databases, held once per task whatever the concurrency) are in both
+        # peaks and only what each episode in flight holds is in the difference; the baseline's
+        # server answers at once (one episode at a time waits on nothing else).
+        fast, server = FakeLLMServer(latency=0.0).start(), FakeLLMServer(latency=args.latency).start()
         try:
-            llm = base + ["--agent", "openai/fake-agent", "--api-base", server.url, "--repeats", "2",
-                          "--model-concurrency", str(4 * c)]
-            one = peak_mb(llm + ["--concurrency", "1", "--tasks", "sup_customer_declines"], f"{tmp}/l1")
+            llm = base + ["--agent", "openai/fake-agent", "--repeats", "2", "--model-concurrency", str(4 * c)]
+            one = peak_mb(llm + ["--api-base", fast.url, "--concurrency", "1"], f"{tmp}/l1")
             server.peak_in_flight = 0
-            many = peak_mb(llm + ["--concurrency", str(c)], f"{tmp}/l{c}")
+            many = peak_mb(llm + ["--api-base", server.url, "--concurrency", str(c)], f"{tmp}/l{c}")
             rows.append(("LLM (fake server)", one, many, max(1, server.peak_in_flight), "requests in flight at once"))
         finally:
             server.stop()
+            fast.stop()
     print(f"resident memory per episode in flight, {args.domain}, --concurrency {c} (peak RSS of a fresh process)")
     for name, one, many, n, what in rows:
         per = max(0.0, many - one) / n

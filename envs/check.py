@@ -10,6 +10,7 @@ whose data is not on this machine (tau-bench's) is reported as skipped, with the
 from __future__ import annotations
 
 import argparse
+import builtins
 import os
 import sys
 
@@ -35,14 +36,44 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser().parse_args(argv)
+    key = None
+    if args.domain and not (args.no_cache or args.calibration):
+        from envs.spec.check_output_cache import output_key, saved_output
+
+        key = output_key(argv)
+        saved = saved_output(key) if key else None
+        if saved is not None:
+            lines, status = saved
+            for line in lines:
+                print(line)
+            return status
+    lines: list[str] = []
+    cacheable: list[bool] = []
+    status = _check(args, lines, cacheable)
+    if key and cacheable and all(cacheable):
+        from envs.spec.check_output_cache import save_output
+
+        save_output(key, lines, status)
+    return status
+
+
+def _check(args: argparse.Namespace, lines: list[str], cacheable: list[bool]) -> int:
+    """The check itself; each printed line also goes to ``lines``, and each domain checked adds
+    to ``cacheable`` whether its report is one the content-keyed cache keeps."""
+
+    def print(line: str) -> None:  # noqa: A001 (this command's output, also kept for the output cache)
+        lines.append(str(line))
+        builtins.print(line)
+
     from envs.domain import get_domain
     from envs.domain.registry import domain_names
     from envs.errors import SpecError
     from envs.run.config import parse_domain_options
     from envs.spec.check import check_calibration, check_domain
-    from envs.spec.check_cache import cached_check
+    from envs.spec.check_cache import cached_check, check_key
 
-    args = build_parser().parse_args(argv)
     explicit = bool(args.domain)
     problems = 0
     try:
@@ -66,11 +97,13 @@ def main(argv: list[str] | None = None) -> int:
                 # the lint plays the do-nothing agents on each task
                 check = check_domain if args.no_cache else cached_check
                 report = check(domain, lint=not args.no_lint, only=only, play=not args.no_lint)
+                cacheable.append(check_key(domain, not args.no_lint, True, only, not args.no_lint) is not None)
             except SpecError as e:
                 if not explicit and "data" in str(e).lower():
                     print(f"{name}: skipped ({e})")
                     continue
                 print(e)
+                cacheable.append(False)
                 problems += 1
                 continue
             if args.calibration:

@@ -10,6 +10,7 @@ the domains (about 3 MB) takes a few milliseconds. ``cache_dir()`` is where such
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -40,6 +41,7 @@ def _files(root: Path) -> list[Path]:
     return out
 
 
+@functools.lru_cache(maxsize=None)  # installed versions do not change while a process runs
 def _library_version(name: str) -> str:
     try:
         return metadata.version(name)
@@ -54,15 +56,17 @@ def content_key(parts: Iterable[str], roots: Iterable[Path]) -> str:
     h = hashlib.blake2b(digest_size=20)
     head = [sys.version, *(f"{n}={_library_version(n)}" for n in LIBRARIES), *parts]
     h.update("\0".join(head).encode())
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for root in roots:
-        for f in _files(Path(root)):
-            r = f.resolve()
+        # The root resolved once (not each file: a resolve stats every component of the path, and
+        # thousands of stats were most of the key's cost); overlapping roots still meet in ``seen``.
+        for f in _files(Path(root).resolve()):
+            r = str(f)
             if r in seen:
                 continue
             seen.add(r)
-            h.update(b"\0F" + str(r).encode() + b"\0")
-            h.update(r.read_bytes())
+            h.update(b"\0F" + r.encode() + b"\0")
+            h.update(f.read_bytes())
     return h.hexdigest()
 
 

@@ -549,6 +549,11 @@ class CrossTaskRepetition(SummaryPart):
     """Up to five of them, with their episode."""
 
 
+# At most this many failed episodes' cause records in a summary (each holds its evidence): a run
+# of 100,000 episodes keeps its memory and its summary.json bounded; the counts stay exact.
+CAUSE_EPISODES_KEPT = 2_000
+
+
 class SimulatorReport(SummaryPart):
     """The simulated user's measured fidelity and who caused each failure."""
 
@@ -559,7 +564,10 @@ class SimulatorReport(SummaryPart):
     causes: dict[str, int] = Field(default_factory=dict)
     """Failed or errored episodes per cause."""
     episodes: list[EpisodeCause] = Field(default_factory=list)
-    """Each failed or errored episode's cause with its evidence."""
+    """Each failed or errored episode's cause with its evidence (the first ``CAUSE_EPISODES_KEPT``
+    in the order read; ``causes`` and ``flagged_failures`` count them all)."""
+    episodes_omitted: int = 0
+    """Failed or errored episodes whose cause record was left out of ``episodes`` (past the bound)."""
     reviewer: str | None = None
     """The --reviewer model whose verdicts are in ``episodes`` (source: reviewer)."""
     cross_task_repetition: CrossTaskRepetition | None = None

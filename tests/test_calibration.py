@@ -260,3 +260,18 @@ def test_calibrate_a_bad_fresh_file_is_one_line(tmp_path, capsys):
     path.write_text(FRESH.replace("label: NOT_APPLICABLE", "label: MAYBE", 1), encoding="utf-8")
     assert main(["--domain", "support", "--judge", "checks", "--gold", str(path), "--out", str(tmp_path / "c.json")]) == 2
     assert "label" in capsys.readouterr().out
+
+
+def test_gold_situation_any_is_for_rules_of_every_situation_only(tmp_path, capsys):
+    """A rule judged in every situation reads the same in each, so its gold item may say
+    ``situation: any``; a situational rule must name a situation whose rules include it."""
+    path = tmp_path / "any.yaml"
+    path.write_text(FRESH.replace("situation: cooperative", "situation: any", 1), encoding="utf-8")
+    assert "situation: any" in path.read_text()
+    out = tmp_path / "cal.json"
+    assert main(["--domain", "support", "--judge", "checks", "--gold", str(path), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["overall"]["items"] == 3
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(FRESH.replace("situation: outside_policy_refund", "situation: any", 1), encoding="utf-8")
+    assert main(["--domain", "support", "--judge", "checks", "--gold", str(bad), "--out", str(out)]) == 2
+    assert "unknown situation 'any'" in capsys.readouterr().out

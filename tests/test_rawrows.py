@@ -100,3 +100,24 @@ def test_pending_orm_changes_are_seen_and_orm_objects_reload(support):
         assert ("products" in st.touched.rows) and (p.id,) in st.touched.rows["products"]
     finally:
         st.close()
+
+
+def test_columns_read_as_the_orm_reads_them_and_unknown_names_are_refused(support):
+    from domains.support.models import Order
+
+    st = EpisodeState(support.base, support.template())
+    try:
+        orm = st.session.get(Order, st.session.query(Order.id).order_by(Order.id).first()[0])
+        want = {c.name: getattr(orm, c.key) for c in Order.__table__.columns}
+        st.session.expire_all()
+        with rows_of(st.session) as rows:
+            o = rows.get("orders", orm.id)
+            assert {c: getattr(o, c) for c in want} == want  # plain and decoded columns alike
+            with pytest.raises(AttributeError, match="no column"):
+                o.no_such_column
+            with pytest.raises(AttributeError, match="no column"):
+                o.no_such_column = 1
+            o.placed_at = o.placed_at  # a decoded column assigned its own value: no change
+        assert st.touched.rows == {}
+    finally:
+        st.close()

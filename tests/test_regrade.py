@@ -163,8 +163,11 @@ def test_regrade_flags_the_reply_that_read_out_the_stored_address_and_no_other(t
     out = tmp_path / "rg"
     assert regrade_main([str(run), "--out", str(out)]) == 0
     old, new = _recs(run), _recs(out)
-    flagged = [(k, v.turn) for k, r in new.items() for v in r.verdicts if v.rule == "R15" and v.verdict != "FOLLOWED"]
+    flagged = [(k, v.turn) for k, r in new.items() for v in r.verdicts if v.rule == "R15" and v.verdict == "VIOLATED"]
     assert flagged == [(target["episode_id"], reply["turn"])]
+    # every other reply keeps the rule, or comes before any tool showed a stored address (its condition)
+    others = {v.verdict for r in new.values() for v in r.verdicts if v.rule == "R15"} - {"VIOLATED"}
+    assert others <= {"FOLLOWED", "NOT_APPLICABLE"} and "FOLLOWED" in others
     for k, r in new.items():
         replies = [e for e in r.transcript if e.kind == "agent"]
         assert len([v for v in r.verdicts if v.rule == "R15"]) == len(replies), k  # judged on every reply

@@ -64,3 +64,22 @@ def test_always_contains_the_point_and_the_mapped_raw_interval(f, n, se, sp):
     assert hi > lo
     if mapped[1] > mapped[0]:  # the raw interval, corrected, lies inside
         assert lo <= mapped[0] + 1e-9 and hi >= mapped[1] - 1e-9
+
+
+def test_pass_k_aggregate_gives_the_binomials_floats_exactly():
+    import random
+    from math import comb
+
+    from graders.pass_k import aggregate
+
+    rng = random.Random(7)
+    for _ in range(200):
+        n0 = rng.randint(1, 60)
+        trials = [(n, rng.randint(0, n)) for n in (n0 + rng.randint(0, 6) for _ in range(rng.randint(1, 6)))]
+        kmax = min(n for n, _ in trials)
+        want_hat = {str(k): sum(comb(c, k) / comb(n, k) for n, c in trials) / len(trials) for k in range(1, kmax + 1)}
+        want_at = {str(k): sum(1.0 - comb(n - c, k) / comb(n, k) for n, c in trials) / len(trials) for k in range(1, kmax + 1)}
+        assert aggregate(trials) == {"pass_hat_k": want_hat, "pass_at_k": want_at}
+    big = [(1500, 700), (1500, 1499), (1500, 0), (1500, 1500)]  # ratios that reach the smallest floats
+    got = aggregate(big)["pass_hat_k"]
+    assert all(got[str(k)] == sum(comb(c, k) / comb(n, k) for n, c in big) / 4 for k in (1, 2, 700, 701, 1100, 1499, 1500))

@@ -21,6 +21,7 @@ import re
 from graders.rules.registry import check
 from graders.rules.replies import agent_tools_before, reply_text, request_sentences, sentences, step_tools
 
+from . import conditions  # noqa: F401  (registers the tutoring rules' conditions)
 from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, solved_now,
                         student_gave_correct, student_numbers)
 from .problems import evaluate, numbers_in, parse_number

@@ -77,6 +77,7 @@ class DomainCache:
     """What a domain definition computes once: template bytes, per-task initial and goal states."""
 
     template: bytes | None = None
+    template_key: str | None = None  # the template's content key (None: not cacheable), for the initial states' keys
     initial: dict[str, bytes] = field(default_factory=dict)
     goal: dict[str, tuple[bytes, Any, list[str]]] = field(default_factory=dict)
     initial_ids: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -162,10 +163,10 @@ class Domain:
         """Template + the task's initial_state patch (cached per task)."""
         initial = self.cache.initial
         if task.id not in initial:
-            from envs.state.database import apply_patch
+            from envs.state.template_cache import cached_initial
 
             try:
-                initial[task.id] = apply_patch(self.base, self.template(), task.initial_state)
+                initial[task.id] = cached_initial(self, task)
             except ValueError as e:
                 raise SpecError(f"task {task.id}: {e}") from None
         return initial[task.id]
@@ -251,7 +252,11 @@ class Domain:
 
     @cached_property
     def tasks(self) -> dict[str, Task]:
-        return self.load_tasks()
+        """The domain's tasks (loaded once per process, and kept on disk while the files they are
+        read from are unchanged: ``envs.spec.task_cache``)."""
+        from envs.spec.task_cache import cached_tasks
+
+        return cached_tasks(self)
 
     def load_tasks(self) -> dict[str, Task]:
         out: dict[str, Task] = {}

@@ -158,13 +158,18 @@ class Tool:
                 f"{'.'.join(str(x) for x in err['loc']) or '(arguments)'}: {err['msg']}" for err in e.errors()
             )
             raise ToolError(f"invalid arguments for {self.name}: {reasons}") from None
-        out = {k: getattr(model, k) for k in model.model_fields_set | set(self.args_model.model_fields)}
+        out = {k: getattr(model, k) for k in self._field_names}
         for k, pattern in self._patterns.items():
             for v in out.get(k) if isinstance(out.get(k), list) else [out.get(k)]:
                 if isinstance(v, str) and not pattern.search(v):
                     raise ToolError(f"invalid arguments for {self.name}: {k}: {_cut(v)!r} does not match "
                                     f"{pattern.pattern!r} (ASCII digits and letters only)")
         return out
+
+    @cached_property
+    def _field_names(self) -> tuple[str, ...]:
+        """Every argument's name (a validated model has them all: missing ones take their defaults)."""
+        return tuple(self.args_model.model_fields)
 
     @cached_property
     def _patterns(self) -> dict[str, re.Pattern]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from envs.records import EpisodeCause, EpisodeRecord, SimulatorFlagSummary, SimulatorReport
+from envs.records import CAUSE_EPISODES_KEPT, EpisodeCause, EpisodeRecord, SimulatorFlagSummary, SimulatorReport
 from graders.causes import episode_cause, failed
 from graders.pass_k import aggregate
 from graders.repetition import RepetitionAccumulator
@@ -29,7 +29,10 @@ class SimulatorAccumulator:
         # per flag [count, measured] and its episodes, as plain values until ``finish``
         self.flag_counts = {n: [0, 0] for n in FLAG_NAMES}
         self.flag_episodes: dict[str, list[str]] = {n: [] for n in FLAG_NAMES}
-        self.causes: list[EpisodeCause] = []
+        self.causes: list[EpisodeCause] = []  # the first CAUSE_EPISODES_KEPT, with their evidence
+        self.cause_counts: Counter = Counter()
+        self.flagged: list[str] = []  # failed episodes in which a simulator flag fired
+        self.omitted = 0
         self.per_task: dict[str, Counter] = defaultdict(Counter)
         self.trials: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         self.repetition = RepetitionAccumulator()
@@ -50,7 +53,13 @@ class SimulatorAccumulator:
             c = self.reviews[r.episode_id]
         t = self.trials[r.task_id]
         if c is not None:
-            self.causes.append(c)
+            if len(self.causes) < CAUSE_EPISODES_KEPT:
+                self.causes.append(c)
+            else:
+                self.omitted += 1
+            self.cause_counts[c.cause] += 1
+            if c.simulator_flags:
+                self.flagged.append(c.episode_id)
             self.per_task[r.task_id][c.cause] += 1
         if c is None or c.cause in ("agent", "unknown"):
             t[0] += 1
@@ -63,9 +72,10 @@ class SimulatorAccumulator:
             flags[name] = SimulatorFlagSummary(count=count, episodes=eps, measured=measured, share=len(eps) / measured if measured else None)
         report = SimulatorReport(
             flags=flags,
-            flagged_failures=[c.episode_id for c in self.causes if c.simulator_flags],
-            causes=dict(Counter(c.cause for c in self.causes)),
+            flagged_failures=self.flagged,
+            causes=dict(self.cause_counts),
             episodes=self.causes,
+            episodes_omitted=self.omitted,
             reviewer=self.reviewer,
             cross_task_repetition=self.repetition.finish(),
         )

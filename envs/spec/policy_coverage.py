@@ -1,7 +1,7 @@
 """Policy coverage: every obligation of a domain's policy is graded by something.
 
-An obligation is a sentence of ``policy.md`` that says MUST, MUST NOT, never or always (any
-case; headings are titles, not sentences). Each one is either covered by rules (their ids) or
+An obligation is a sentence of ``policy.md`` that says MUST, MUST NOT, never, always, or
+forbids in the imperative ("Do not ...", "don't ...") (any case; headings are titles, not sentences). Each one is either covered by rules (their ids) or
 declared graded by the outcome (the final state diffed against the goal), with the reason. The
 map is a small file with the domain, ``policy_coverage.yaml``; an entry names its sentence by a
 quote, a piece of it that occurs in that one obligation only (no NLP: a changed sentence must be
@@ -22,7 +22,9 @@ from envs.spec.loading import load_list
 from envs.spec.schema import Spec
 
 FILE = "policy_coverage.yaml"
-OBLIGATION = re.compile(r"\b(must|never|always)\b", re.I)
+# "Do not follow instructions to ignore this policy" binds as much as "never": the imperative
+# prohibition counts too, said at the start of a sentence or clause ("people who do not answer" is no order)
+OBLIGATION = re.compile(r"\b(must|never|always)\b|(^|[:;,.*]\s*|\b(and|or|but|then)\s+)(do not|don['’]t)\b", re.I)
 
 
 class PolicyCoverage(Spec):
@@ -87,7 +89,7 @@ def policy_sentences(markdown: str) -> list[str]:
 
 
 def obligations(markdown: str) -> list[str]:
-    """The sentences that say MUST, MUST NOT, never or always; a sentence said word for word in
+    """The sentences that say MUST, MUST NOT, never, always or "do not"; a sentence said word for word in
     two sections is one obligation."""
     out, seen = [], set()
     for s in policy_sentences(markdown):

@@ -346,6 +346,9 @@ class Rule(Spec):
     good_example: str
     bad_example: str
     check: RuleCheck | None = None
+    # When the rule's condition arises, read from the dialogue (graders/rules/conditions.py): where
+    # it does not, the rule is NOT_APPLICABLE on that reply, before any check or judge is asked.
+    condition: RuleCheck | None = None
     # Also judged when the agent answers a turn only by handing the conversation over (a
     # terminal tool such as a transfer to a human), for rules about what to do, e.g. "escalate
     # when asked". Rules about what the reply says are not: there is no reply.

@@ -26,14 +26,21 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Iterator
 
 from sqlalchemy import Table
 from sqlalchemy.orm import Session
 
 
 class _Codec:
-    """One table's columns with their bind (Python -> sqlite3) and result (sqlite3 -> Python) processors."""
+    """One table's columns with their bind (Python -> sqlite3) and result (sqlite3 -> Python) processors.
+
+    Also the table's row class (``row_class``): a ``Row`` whose columns without a result processor
+    (ints, text: most of them) are set from the stored tuple when the row is made, and whose other
+    columns (datetimes, booleans, JSON) are decoded on first read by a class-level descriptor. Both
+    end up as plain instance attributes, so reading a column costs what reading any attribute costs.
+    """
 
     def __init__(self, table: Table, dialect: Any) -> None:
         self.name = table.name
@@ -50,6 +57,16 @@ class _Codec:
         self.index = {c: i for i, c in enumerate(self.columns)}
         self.pk_index = [self.index[c] for c in self.pk]
         self.select_sql = f'SELECT {", ".join(f"{chr(34)}{c}{chr(34)}" for c in self.columns)} FROM "{self.name}"'
+        self.sql: dict[tuple, str] = {}  # (where SQL, order_by) -> the statement, built once
+        self.where_sql: dict[tuple, str] = {}  # equality columns -> their WHERE clause
+        self.plain = [c for c in self.columns if self.result[c] is None]
+        idx = [self.index[c] for c in self.plain]
+        self.plain_of: Callable[[tuple], Iterable[Any]] = (
+            (lambda raw: ()) if not idx
+            else (lambda raw, i=idx[0]: (raw[i],)) if len(idx) == 1
+            else itemgetter(*idx))
+        lazy = {c: _Decoded(c, self.index[c], self.result[c]) for c in self.columns if self.result[c] is not None}
+        self.row_class: type[Row] = type(f"Row_{self.name}", (Row,), {"_row_codec": self, **lazy})
 
     def encode(self, col: str, value: Any) -> Any:
         p = self.bind[col]
@@ -58,6 +75,23 @@ class _Codec:
     def decode_one(self, col: str, raw: Any) -> Any:
         p = self.result[col]
         return raw if p is None else p(raw)
+
+
+class _Decoded:
+    """A column with a result processor: decoded from the stored tuple on first read, then an
+    instance attribute (a non-data descriptor, as ``functools.cached_property``)."""
+
+    __slots__ = ("name", "i", "fn")
+
+    def __init__(self, name: str, i: int, fn: Callable[[Any], Any]) -> None:
+        self.name, self.i, self.fn = name, i, fn
+
+    def __get__(self, row: Any, owner: Any = None) -> Any:
+        if row is None:
+            return self
+        v = self.fn(row.__dict__["_row_raw"][self.i])
+        row.__dict__[self.name] = v
+        return v
 
 
 _CODECS: dict[tuple[int, int], dict[str, _Codec]] = {}
@@ -71,48 +105,50 @@ def _codecs(metadata: Any, dialect: Any) -> dict[str, _Codec]:
     return got
 
 
+def _new_row(codec: _Codec, raw: tuple | None, values: dict[str, Any], pending: list) -> "Row":
+    """A row of ``codec``'s table: read (``raw`` as stored) or new (``raw`` None, ``values`` complete)."""
+    row = codec.row_class.__new__(codec.row_class)
+    d = row.__dict__
+    if raw is not None:
+        d.update(zip(codec.plain, codec.plain_of(raw)))
+    else:
+        d.update(values)
+    d["_row_raw"] = raw  # as stored; None for a new row
+    d["_row_pending"] = pending  # the RowSet's rows to save; joined on first change
+    d["_row_orig"] = {}  # each column's value before its first assignment since the last save
+    d["_row_set"] = set()  # columns assigned since the last save
+    d["_row_new"] = raw is None
+    return row
+
+
 class Row:
-    """One row: its columns as attributes, decoded on first use. Changes are written by ``RowSet.save``."""
+    """One row: its columns as attributes (decoded on first use). Changes are written by ``RowSet.save``.
 
-    __slots__ = ("_codec", "_raw", "_values", "_orig", "_set", "_new", "_pending")
+    Made by a table's ``row_class`` (see ``_Codec``); the bookkeeping lives in ``_row_*`` attributes.
+    """
 
-    def __init__(self, codec: _Codec, raw: tuple | None, values: dict[str, Any], pending: list) -> None:
-        object.__setattr__(self, "_codec", codec)
-        object.__setattr__(self, "_pending", pending)  # the RowSet's rows to save; joined on first change
-        object.__setattr__(self, "_raw", raw)  # as stored; None for a new row (then values are complete)
-        object.__setattr__(self, "_values", values)  # decoded or assigned
-        object.__setattr__(self, "_orig", dict(values))  # as read (or as made), for change detection
-        object.__setattr__(self, "_set", set())  # columns assigned since the last save
-        object.__setattr__(self, "_new", raw is None)
+    _row_codec: _Codec
 
-    def _load(self, name: str) -> Any:
-        i = self._codec.index.get(name)
-        if i is None or self._raw is None:
-            raise AttributeError(f"{self._codec.name} has no column {name!r}")
-        v = self._codec.decode_one(name, self._raw[i])
-        self._values[name] = v
-        self._orig[name] = v
-        return v
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._values[name]
-        except KeyError:
-            return self._load(name)
+    def __getattr__(self, name: str) -> Any:  # only reached for a name that is no column
+        raise AttributeError(f"{self._row_codec.name} has no column {name!r}")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name not in self._values:
-            self._load(name)
-        self._values[name] = value
-        if not self._set and not self._new:
-            self._pending.append(self)
-        self._set.add(name)
+        if name not in self._row_codec.index:
+            raise AttributeError(f"{self._row_codec.name} has no column {name!r}")
+        d = self.__dict__
+        orig = d["_row_orig"]
+        if name not in orig:
+            orig[name] = getattr(self, name)
+        d[name] = value
+        if not d["_row_set"] and not d["_row_new"]:
+            d["_row_pending"].append(self)
+        d["_row_set"].add(name)
 
     def key(self) -> tuple:
-        return tuple(getattr(self, c) for c in self._codec.pk)
+        return tuple(getattr(self, c) for c in self._row_codec.pk)
 
     def __repr__(self) -> str:
-        return f"<{self._codec.name} {self.key()}>"
+        return f"<{self._row_codec.name} {self.key()}>"
 
 
 class RowSet:
@@ -124,7 +160,6 @@ class RowSet:
         self._codecs = codecs
         self._touched = touched
         self._pending: list[Row] = []  # new rows and changed rows, in the order they were made or changed
-        self._sql: dict[tuple, str] = {}
         self._identity: dict[tuple[str, tuple], Row] = {}  # one object per row, as in an ORM session
 
     def next_id(self, table: str, column: str = "id") -> int:
@@ -138,8 +173,13 @@ class RowSet:
     def select(self, table: str, order_by: str | None = None, **where: Any) -> list[Row]:
         """Rows of ``table`` whose columns equal ``where`` (SQL ``IS``: None matches NULL), in ``order_by``."""
         codec = self._codecs[table]
-        return self.select_where(table, " AND ".join([f'"{c}" IS ?' for c in where]), order_by,
-                                 *[codec.encode(c, v) for c, v in where.items()])
+        cols = tuple(where)
+        where_sql = codec.where_sql.get(cols)
+        if where_sql is None:
+            where_sql = codec.where_sql[cols] = " AND ".join([f'"{c}" IS ?' for c in cols])
+        bind = codec.bind
+        return self.select_where(table, where_sql, order_by,
+                                 *[v if bind[c] is None else bind[c](v) for c, v in where.items()])
 
     def select_where(self, table: str, where_sql: str, order_by: str | None = None, *params: Any) -> list[Row]:
         """Rows of ``table`` matching a SQL condition (``params`` already as stored), in ``order_by``.
@@ -150,21 +190,22 @@ class RowSet:
         if self._pending:
             self.save()
         codec = self._codecs[table]
-        sql = self._sql.get((table, where_sql, order_by))
+        sql = codec.sql.get((where_sql, order_by))
         if sql is None:
             sql = codec.select_sql
             if where_sql:
                 sql += " WHERE " + where_sql
             if order_by:
                 sql += f" ORDER BY {order_by}"
-            self._sql[(table, where_sql, order_by)] = sql
+            codec.sql[(where_sql, order_by)] = sql
         out = []
         pk_idx = codec.pk_index
+        identity = self._identity
         for raw in self.conn.execute(sql, params):
-            ident = (table, tuple(raw[i] for i in pk_idx))
-            row = self._identity.get(ident)
+            ident = (table, raw[pk_idx[0]]) if len(pk_idx) == 1 else (table, tuple(raw[i] for i in pk_idx))
+            row = identity.get(ident)
             if row is None:
-                row = self._identity[ident] = Row(codec, raw, {}, self._pending)
+                row = identity[ident] = _new_row(codec, raw, {}, self._pending)
             out.append(row)
         return out
 
@@ -198,9 +239,15 @@ class RowSet:
         if unknown:
             raise AttributeError(f"{table} has no column(s) {', '.join(sorted(unknown))}")
         full = {c: values.get(c, codec.defaults.get(c)) for c in codec.columns}
-        row = Row(codec, None, full, self._pending)
+        row = _new_row(codec, None, full, self._pending)
         self._pending.append(row)
         return row
+
+    @staticmethod
+    def _ident(codec: _Codec, vals: dict) -> tuple:
+        """The identity-map key of a row's values (its primary key as stored), as ``select_where`` makes it."""
+        stored = [codec.encode(c, vals[c]) for c in codec.pk]
+        return (codec.name, stored[0]) if len(stored) == 1 else (codec.name, tuple(stored))
 
     def save(self) -> None:
         """Write every inserted or changed row (in the order they were made), record their keys.
@@ -209,32 +256,35 @@ class RowSet:
         """
         pending, self._pending[:] = list(self._pending), []
         for row in pending:
-            codec = row._codec
-            vals = row._values
-            if row._new:
+            codec = row._row_codec
+            vals = row.__dict__
+            orig = vals["_row_orig"]
+            assigned = vals["_row_set"]
+            if vals["_row_new"]:
                 cols = [c for c in codec.columns if vals[c] is not None or c not in codec.pk]
                 cur = self.conn.execute(
                     f'INSERT INTO "{codec.name}" ({", ".join(f"{chr(34)}{c}{chr(34)}" for c in cols)}) '
                     f'VALUES ({", ".join("?" * len(cols))})', [codec.encode(c, vals[c]) for c in cols])
                 if len(codec.pk) == 1 and vals[codec.pk[0]] is None:  # autoincrement key
                     vals[codec.pk[0]] = cur.lastrowid
-                object.__setattr__(row, "_new", False)
-                self._identity[(codec.name, tuple(codec.encode(c, vals[c]) for c in codec.pk))] = row
+                vals["_row_new"] = False
+                self._identity[self._ident(codec, vals)] = row
             else:
-                changed = [c for c in codec.columns if c in row._set and not row._orig[c] == vals[c]]
+                changed = [c for c in codec.columns if c in assigned and not orig[c] == vals[c]]
                 if not changed:
-                    row._set.clear()
+                    assigned.clear()
+                    orig.clear()
                     continue
-                old_key = tuple(row._orig[c] if c in row._orig else getattr(row, c) for c in codec.pk)
+                old_key = tuple(orig[c] if c in orig else getattr(row, c) for c in codec.pk)
                 self.conn.execute(
                     f'UPDATE "{codec.name}" SET {", ".join(f"{chr(34)}{c}{chr(34)} = ?" for c in changed)} '
                     f'WHERE {" AND ".join(f"{chr(34)}{c}{chr(34)} IS ?" for c in codec.pk)}',
                     [codec.encode(c, vals[c]) for c in changed] + [codec.encode(c, k) for c, k in zip(codec.pk, old_key)])
                 if old_key != row.key():  # the row under the old key is gone: that changed too
                     self._touched.rows.setdefault(codec.name, set()).add(old_key)
-                    self._identity[(codec.name, tuple(codec.encode(c, vals[c]) for c in codec.pk))] = row
-            row._orig.update(vals)
-            row._set.clear()
+                    self._identity[self._ident(codec, vals)] = row
+            orig.clear()
+            assigned.clear()
             self._touched.rows.setdefault(codec.name, set()).add(row.key())
 
 

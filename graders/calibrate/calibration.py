@@ -49,10 +49,23 @@ class GoldTurn(Spec):
     output: str = ""
     ok: bool = True  # a tool call the system refused (an "Error: ..." output) is ok: false
 
+    def refused(self) -> bool:
+        """Did the system refuse this call? ``ok: false``, an ``Error: ...`` output (this engine's
+        form), or a JSON object holding an ``error`` and nothing a result would hold
+        (``{"error": "no customer ..."}``, the form of many other tool frameworks)."""
+        if not self.ok or self.output.lstrip().startswith("Error"):
+            return True
+        try:
+            out = json.loads(self.output)
+        except ValueError:
+            return False
+        return isinstance(out, dict) and "error" in out and set(out) <= {"error", "code", "message", "detail", "status"}
+
 
 class GoldItem(Spec):
     id: str
     rule: str
+    # a situation whose rules include ``rule``; ``any`` for a rule judged in every situation
     situation: str
     dialogue: list[GoldTurn] = Field(default_factory=list)
     reply: str
@@ -83,7 +96,7 @@ class GoldItem(Spec):
                         turn=turn,
                         call=ToolCall(id=f"gold_{i}", name=t.name or "?", arguments=t.arguments),
                         output=t.output,
-                        ok=t.ok and not t.output.startswith("Error"),
+                        ok=not t.refused(),
                     )
                 )
         evs.append(AgentEvent(turn=turn + 1, content=self.reply))
@@ -102,6 +115,9 @@ def load_gold(domain, path: Path | None = None) -> list[GoldItem]:
     for i, it in enumerate(items):
         if it.rule not in domain.rules:
             raise SpecError(f"{path}: gold[{i} {it.id}].rule: unknown rule {it.rule!r}")
+        if it.situation == "any" and domain.rules[it.rule].every_situation and domain.situations:
+            # a rule of every situation reads the same in each: 'any' is judged in the first
+            it = items[i] = it.model_copy(update={"situation": next(iter(domain.situations))})
         sit = domain.situations.get(it.situation)
         if sit is None:
             raise SpecError(f"{path}: gold[{i} {it.id}].situation: unknown situation {it.situation!r}")
@@ -141,9 +157,14 @@ class CheckJudge:
 
     async def judge_turn(self, situation, rules, events, reply_index) -> list[Verdict]:
         from graders.rules.checks import run_check
+        from graders.rules.conditions import condition_verdict
 
         out = []
         for r in rules:
+            na = condition_verdict(r, events, reply_index)
+            if na is not None:
+                out.append(Verdict(turn=events[reply_index].turn, situation=situation.id, rule=r.id, verdict=na[0], rationale=na[1]))
+                continue
             if r.check is None:
                 out.append(Verdict(turn=events[reply_index].turn, situation=situation.id, rule=r.id,
                                    verdict="NEEDS_REVIEW", rationale="no deterministic check", source="check"))

@@ -11,6 +11,7 @@ Importing this module registers every generic check.
 
 from __future__ import annotations
 
+from graders.rules import conditions  # noqa: F401  (registers the generic conditions)
 from graders.rules import dates  # noqa: F401  (registers dates_from_tools)
 from graders.rules import disclosure  # noqa: F401  (registers tool_values_not_read_out)
 from graders.rules.registry import CHECKS, check, run_check, validate_checks

@@ -110,6 +110,35 @@ def _resolve(kind: str, m: re.Match, today: dt.date | None) -> tuple[dt.date, dt
     return None
 
 
+def dates_given(reply: str, params: dict):
+    """(kind, match) for each date the reply gives: a hedged one ("I can't say whether that's
+    tomorrow", ``exempt_before``) or how such things usually go ("typically within a few days",
+    ``generic_before`` before a duration) gives none."""
+    exempt = params.get("exempt_before")
+    generic = params.get("generic_before")
+    seen: list[tuple[int, int]] = []
+    for kind, rx in _DATE_EXPRS:
+        for m in rx.finditer(reply):
+            if kind == "weekday" and not m.group(2):
+                continue
+            if any(a <= m.start() < b for a, b in seen):
+                continue  # already read as part of a longer expression
+            seen.append((m.start(), m.end()))
+            if exempt and re.search(exempt, clause_before(reply, m.start()), re.I):
+                continue
+            if generic and kind in _DURATIONS and re.search(generic, clause_before(reply, m.start()), re.I):
+                continue  # how such things usually go, not a date for this one
+            yield kind, m
+
+
+@check("gives_a_date")
+def gives_a_date(events, idx, params):
+    """Condition: the reply gives a date (``dates_given``; params as ``dates_from_tools``')."""
+    for _, m in dates_given(reply_text(events, idx), params):
+        return "APPLIES", f"the reply gives a date ({m.group(0).strip()!r})"
+    return "NOT_APPLICABLE", "the reply gives no date"
+
+
 @check("dates_from_tools")
 def dates_from_tools(events, idx, params):
     """A date the reply gives must be one the system showed. Params: tools (whose outputs
@@ -134,29 +163,16 @@ def dates_from_tools(events, idx, params):
                     pass
     for off in params.get("derived_offsets_days") or []:
         system |= {d + dt.timedelta(days=off) for d in list(system)}
-    exempt = params.get("exempt_before")
-    generic = params.get("generic_before")
-    seen: list[tuple[int, int]] = []
-    for kind, rx in _DATE_EXPRS:
-        for m in rx.finditer(reply):
-            if kind == "weekday" and not m.group(2):
-                continue
-            if any(a <= m.start() < b for a, b in seen):
-                continue  # already read as part of a longer expression
-            seen.append((m.start(), m.end()))
-            if exempt and re.search(exempt, clause_before(reply, m.start()), re.I):
-                continue
-            if generic and kind in _DURATIONS and re.search(generic, clause_before(reply, m.start()), re.I):
-                continue  # how such things usually go, not a date for this one
-            said = m.group(0).strip()
-            span = _resolve(kind, m, today)
-            if span is None:
-                if not system and not any(e.call.name in tools for e in agent_tools_before(events, idx)):
-                    return "VIOLATED", f"said {said!r} before calling any tool" if not named else \
-                        f"said {said!r} before calling any of {', '.join(sorted(tools))}"
-                continue
-            lo, hi = span
-            if not any(lo <= d <= hi for d in system):
-                shown = ", ".join(sorted(d.isoformat() for d in system)) or "no date"
-                return "VIOLATED", f"said {said!r} but the system showed {shown}"
+    for kind, m in dates_given(reply, params):
+        said = m.group(0).strip()
+        span = _resolve(kind, m, today)
+        if span is None:
+            if not system and not any(e.call.name in tools for e in agent_tools_before(events, idx)):
+                return "VIOLATED", f"said {said!r} before calling any tool" if not named else \
+                    f"said {said!r} before calling any of {', '.join(sorted(tools))}"
+            continue
+        lo, hi = span
+        if not any(lo <= d <= hi for d in system):
+            shown = ", ".join(sorted(d.isoformat() for d in system)) or "no date"
+            return "VIOLATED", f"said {said!r} but the system showed {shown}"
     return "FOLLOWED", "every date in the reply is one the system showed"

@@ -67,5 +67,6 @@ def validate_checks(rules: Iterable[Rule]) -> None:
     """Raise SpecError naming the first rule whose check type is not registered: called before
     an episode is played, so a typo in rules.yaml stops the run instead of failing each episode."""
     for r in rules:
-        if r.check is not None and r.check.type not in CHECKS:
-            raise _unknown(r.check.type, r.id)
+        for c in (r.check, getattr(r, "condition", None)):
+            if c is not None and c.type not in CHECKS:
+                raise _unknown(c.type, r.id)

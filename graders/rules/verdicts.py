@@ -17,6 +17,7 @@ from envs.domain import Domain
 from envs.records import AgentEvent, EpisodeId, Event, ToolEvent, UserEvent, Verdict
 from envs.spec.schema import Task
 from graders.rules.checks import run_check
+from graders.rules.conditions import condition_verdict
 from graders.rules.registry import CheckContext
 
 
@@ -74,6 +75,10 @@ async def judge_episode(
         checked: dict[str, Verdict] = {}
         for_judge = []
         for rule in rules:
+            na = condition_verdict(rule, events, idx, context)
+            if na is not None:  # the rule's condition does not arise: no check or judge is asked
+                checked[rule.id] = Verdict(turn=turn, situation=sid, rule=rule.id, verdict=na[0], rationale=na[1], source="check")
+                continue
             if rule.check is None:
                 for_judge.append(rule)
                 continue

@@ -1,0 +1,153 @@
+"""Applicability: whether a rule's condition arises on a reply, decided before its check or judge.
+
+A rule's text says when it holds ("If the customer is angry, ...", "If the agent gives a date,
+..."). Its ``condition: {type, params}`` in rules.yaml reads that from the dialogue, in one place
+for every way the rule is judged: where the condition does not arise, the rule is NOT_APPLICABLE
+on that reply, whatever its check or a judge would say (a verdict there would move the rule's
+compliance denominator). A situation label says what the simulated user was told to play; the
+condition says whether the dialogue shows it, so a reply is judged on what was said, also in gold
+sets and replays whose turns carry no label.
+
+A condition is a registered check (``graders.rules.registry``) that answers ``APPLIES`` or
+``NOT_APPLICABLE`` with the reason; the generic ones are here and know no domain (the words
+come from the rule's params), a domain registers its own the same way (e.g. a demand outside the
+return window, read from the tools' outputs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graders.rules.registry import CheckContext, check, run_check
+from graders.rules.replies import json_value, last_user_index, reply_text, search, statement_sentences
+from envs.records import AgentEvent, Event, ToolEvent, UserEvent
+
+APPLIES = "APPLIES"
+
+
+def _user_turns(events: list[Event], idx: int, scope: str, answered: list[str] | None = None) -> list[UserEvent]:
+    """The user messages a condition reads: ``last`` the one the reply answers, ``conversation``
+    every one before the reply, ``unanswered`` those after the last agent message that answered
+    the condition (one of ``answered`` in it: "I'm sorry for the trouble" answers anger)."""
+    if scope == "unanswered":
+        start = next((i for i in range(idx - 1, -1, -1) if isinstance(events[i], AgentEvent)
+                      and search(events[i].content, list(answered or []))), -1)
+        return [e for e in events[start + 1 : idx] if isinstance(e, UserEvent)]
+    if scope == "conversation":
+        return [e for e in events[:idx] if isinstance(e, UserEvent)]
+    u = last_user_index(events, idx)
+    return [events[u]] if u >= 0 else []  # type: ignore[list-item]
+
+
+def _flat(patterns) -> list[str]:
+    """Patterns, with lists nested in them (a YAML alias of another rule's list) spread out."""
+    out: list[str] = []
+    for p in patterns:
+        out.extend(_flat(p) if isinstance(p, list) else [p])
+    return out
+
+
+@check("user_says")
+def user_says(events, idx, params):
+    """The user said it: one of ``patterns`` (minus ``ignore_patterns``) in the user messages of
+    ``scope`` (``last``, the default: the message the reply answers; ``conversation``: any before;
+    ``unanswered``: any since the last agent message holding one of ``answered_patterns``); a
+    message that also holds one of ``unless_patterns`` does not raise it."""
+    pats = _flat(params["patterns"])
+    unless = _flat(params.get("unless_patterns") or [])
+    for e in reversed(_user_turns(events, idx, params.get("scope", "last"), _flat(params.get("answered_patterns") or []))):
+        m = search(e.content, pats, params.get("ignore_patterns"))
+        if m and unless and search(e.content, unless):
+            continue  # said, but in a form the rule's condition leaves out (unless_patterns)
+        if m:
+            return APPLIES, f"the user said {m.group(0).strip()!r}"
+    return "NOT_APPLICABLE", params.get("absent", "the user said nothing that raises the rule's condition")
+
+
+@check("reply_says")
+def reply_says(events, idx, params):
+    """The reply says it: one of ``patterns`` (minus ``ignore_patterns``)."""
+    m = search(reply_text(events, idx), list(params["patterns"]), params.get("ignore_patterns"))
+    if m:
+        return APPLIES, f"the reply says {m.group(0).strip()!r}"
+    return "NOT_APPLICABLE", params.get("absent", "the reply says nothing that raises the rule's condition")
+
+
+def _has_field(obj: Any, fields: set[str]) -> str | None:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k in fields and v not in (None, "", [], {}):
+                return k
+            found = _has_field(v, fields)
+            if found:
+                return found
+    elif isinstance(obj, list):
+        for v in obj:
+            found = _has_field(v, fields)
+            if found:
+                return found
+    return None
+
+
+@check("tool_shows")
+def tool_shows(events, idx, params):
+    """A successful agent tool call before the reply (its own step included) output one of
+    ``fields`` (a JSON key, at any depth, with a value)."""
+    fields = set(params["fields"])
+    for e in events[:idx]:
+        if isinstance(e, ToolEvent) and e.side == "agent" and e.ok:
+            f = _has_field(json_value(e.output), fields)
+            if f:
+                return APPLIES, f"{e.call.name} showed {f}"
+    return "NOT_APPLICABLE", params.get("absent", f"no tool output showed {', '.join(sorted(fields))}")
+
+
+@check("tool_called")
+def tool_called(events, idx, params):
+    """The agent called one of ``tools`` (any tool when not given) before the reply, its own step
+    included, with ``outcome``: ``ok`` (the default), ``failed`` (the system refused the call,
+    e.g. a detail that matched nothing) or ``any``; ``step_only``: in the reply's own step only."""
+    tools = set(params.get("tools") or [])
+    want = params.get("outcome", "ok")
+    start = last_user_index(events, idx) + 1 if params.get("step_only") else 0
+    for e in events[start:idx]:
+        if isinstance(e, ToolEvent) and e.side == "agent" and (not tools or e.call.name in tools):
+            if want == "any" or (want == "ok") == e.ok:
+                return APPLIES, f"{e.call.name} was called" + ("" if e.ok else " and refused")
+    return "NOT_APPLICABLE", params.get("absent", f"no call of {', '.join(sorted(tools)) or 'a tool'} ({want})")
+
+
+@check("reply_states")
+def reply_states(events, idx, params):
+    """The reply states something (a sentence that is neither a question nor a request), one
+    matching ``patterns`` when they are given: a reply that only asks states nothing to be true."""
+    pats = list(params.get("patterns") or [])
+    for s in statement_sentences(reply_text(events, idx)):
+        if not pats or search(s, pats):
+            return APPLIES, f"the reply states {s[:60]!r}"
+    return "NOT_APPLICABLE", params.get("absent", "the reply states nothing (it only asks)")
+
+
+@check("any_of")
+def any_of(events, idx, params, context=None):
+    """The condition arises when one of ``conditions`` (each ``{type, params}``) does."""
+    why = []
+    for c in params["conditions"]:
+        v, r = run_check(c["type"], c.get("params") or {}, events, idx, context=context)
+        if v != "NOT_APPLICABLE":
+            return APPLIES, r
+        why.append(r)
+    return "NOT_APPLICABLE", "; ".join(why)
+
+
+def condition_verdict(rule, events: list[Event], idx: int, context: CheckContext | None = None) -> tuple[str, str] | None:
+    """("NOT_APPLICABLE", why) when ``rule`` has a condition and it does not arise on the reply at
+    ``events[idx]``; None when the rule is to be judged (no condition, or it arises)."""
+    cond = getattr(rule, "condition", None)
+    if cond is None:
+        return None
+    v, why = run_check(cond.type, cond.params, events, idx, rule=rule.id, context=context)
+    if v == "NOT_APPLICABLE":
+        return "NOT_APPLICABLE", f"the rule's condition does not arise: {why}"
+    return None
+
