@@ -23,7 +23,7 @@ class _Caught(Exception):
 
 def _cli_modules() -> list[str]:
     mods = []
-    for top in ("envs", "graders", "domains"):
+    for top in ("envs", "graders", "domains"):  # the user's commands (benchmarks/ scripts: not yet)
         for f in sorted((ROOT / top).rglob("*.py")):
             if "ArgumentParser(" in f.read_text(encoding="utf-8"):
                 mods.append(".".join(f.relative_to(ROOT).with_suffix("").parts))
