@@ -610,6 +610,10 @@ class VarianceTask(SummaryPart):
     """Clean episodes behind ``user_var``."""
     agent_replays: int = 0
     """Clean episodes behind ``agent_var``."""
+    user_successes: int = 0
+    """Of ``user_replays``, those that succeeded (a variance of 0 over all-failed and all-passed replays reads alike)."""
+    agent_successes: int = 0
+    """Of ``agent_replays``, those that succeeded."""
     pass_hat_k_agent: dict[str, float] = Field(default_factory=dict)
     """pass^k over the agent arm (the user held fixed per base), k = "1".."replays"."""
 

@@ -27,6 +27,21 @@ class UnparaphrasedError(AssertionError):
 
 # (the socratic tutor's sentence as a regex, its rewrites; \g<name> keeps a value)
 SENTENCES: list[tuple[str, list[str]]] = [
+    (r"(?P<a>\S+) isn't it yet: look again at the step where your number came from - there is more than one way to end up there\.",
+     ["\\g<a> is not the answer yet - check the step that number came from; more than one route leads to it.",
+      "Not \\g<a> yet. Look back at the step your number came from: there are a few ways to land on it.",
+      "\\g<a> isn't right yet, and different slips can give it - look again at the step it came from."]),
+    (r"How did you get (?P<a>\S+)\? Show me the calculation you did\.",
+     ["Walk me through how you got \\g<a>: what calculation did you do?",
+      "What sums did you do to get \\g<a>? Write them out for me.",
+      "Can you show me your working for \\g<a>?"]),
+    (r"Good catch fixing your first answer yourself\.",
+     ["Nice that you spotted your own first mistake.", "Well spotted - you caught that first slip by yourself.",
+      "I like that you checked and fixed your first answer on your own."]),
+    (r"That's not correct yet\. The mistake is in your first part: (?P<a>\S+) isn't right, and what you did after it follows from that number\.",
+     ["Not right yet. The trouble starts in your first part: \\g<a> is off, and the rest was built on it.",
+      "Not quite. It goes wrong at the first part - \\g<a> isn't right, and everything after used that number.",
+      "That isn't it yet. Look at your first part: \\g<a> is where it slips, and the later steps carried it along."]),
     (r"I hear you - this kind of problem can feel frustrating, and that's okay\.",
      ["That sounds really frustrating, and it's normal to feel that way with a tough one.",
       "I get it, being stuck is annoying. Lots of people feel like that with word problems.",

@@ -127,7 +127,7 @@ def test_a_run_of_distinct_tasks_does_not_share_fact_sentences(support):
     assert len(outs) >= 4
 
 
-def test_base_task_goals_settle_every_choice_that_is_the_users(support):
+def test_task_goals_settle_every_choice_that_is_the_users(support):
     from envs.spec.lint import open_choices
 
     found = [line for tid, t in sorted(support.tasks.items()) if tid.startswith("sup_") for line in open_choices(support, t, tid)]
@@ -136,6 +136,11 @@ def test_base_task_goals_settle_every_choice_that_is_the_users(support):
     t = support.tasks["sup_lost_parcel_refund"]
     bare = t.model_copy(update={"scenario": t.scenario.model_copy(update={"goal": "Get the money back for a lost parcel."})})
     assert any("destination 'original_payment'" in x for x in open_choices(support, bare, "t"))
+    # and envs.check's lint runs it, on every task (the hard tier's included)
+    from envs.spec.lint import lint_task
+
+    assert any("destination 'original_payment'" in x for x in lint_task(support, bare, "t"))
+    assert [x for tid, t in sorted(support.tasks.items()) for x in open_choices(support, t, tid)] == []
 
 
 MULTI = "hard_store_credit_early_03"  # three requests; the second a damaged-item refund
@@ -154,4 +159,4 @@ def test_a_customer_with_a_request_to_come_raises_it_when_asked_in_other_words(s
     p = P(verbosity="normal")
     say(u, support, t, p, None)
     r = say(u, support, t, p, f"Your order's shipping address is updated. {question}").content
-    assert "lamp" in r.lower() and "refund" in r.lower(), r
+    assert "lamp" in r.lower() and t.scenario.more_requests[0] in r, r  # the refund still to come

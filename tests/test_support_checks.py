@@ -366,6 +366,10 @@ TWO_ORDERS = tool("list_orders", [
     {"order_id": "O-00498", "status": "delivered", "items": ["Walnut Cutting Board", "Bread Knife"]},
 ], customer_id="C-00101")
 REFUND_510 = tool("refund_items", {"refund_id": 4}, order_id="O-00510", item_ids=[1])
+DATED = tool("list_orders", [
+    {"order_id": "O-00510", "placed_at": "2026-06-02T10:00:00", "status": "delivered", "items": ["Walnut Cutting Board"]},
+    {"order_id": "O-00498", "placed_at": "2026-05-20T10:00:00", "status": "delivered", "items": ["Walnut Cutting Board"]},
+], customer_id="C-00101")
 
 
 @pytest.mark.parametrize("events,reply,expected", [
@@ -379,6 +383,9 @@ REFUND_510 = tool("refund_items", {"refund_id": 4}, order_id="O-00510", item_ids
     (["Please change the address on O-00510."], "Sure, what is the new address?", F),
     (["Where is my latest order?", TWO_ORDERS], "Your latest order, O-00510, was delivered.", NA),
     (["Thanks, that's all."], "You're welcome, have a good day.", NA),
+    # the day the customer ordered it settles which of two orders of one product it is
+    (["The cutting board I ordered on June 2nd broke.", DATED, REFUND_510], "Refunded.", NA),
+    (["The cutting board I ordered on June 9 broke.", DATED, REFUND_510], "Refunded.", V),  # a day neither was ordered
 ])
 def test_r10_ask_do_not_guess(events, reply, expected):
     assert verdict("R10", reply, *events) == expected

@@ -347,3 +347,72 @@ def test_praise_for_a_step_beside_a_wrong_answer_called_wrong_is_no_confirmation
     assert not s.is_right(wrong)
     r = _student_turn(dom, task, s, praise.format(w=wrong), "makes_mistake", 1, events)
     assert not r.stop, r.content
+
+
+# --- the hard tier's new students: working only when asked, pushing, self-correcting, carrying -----
+
+
+def _hard(dom, family, code=None):
+    return next(t for t in sorted(dom.tasks.values(), key=lambda t: t.id)
+                if t.id.startswith(f"hard_{family}_") and (code is None or t.extra.get("misconception") == code))
+
+
+@pytest.mark.parametrize("code,other", [("missed_quantity", "stopped_early"), ("stopped_early", "missed_quantity")])
+def test_a_shared_wrong_answer_is_told_apart_only_by_the_working_shown_when_asked(dom, code, other):
+    from domains.tutoring.agents import shown_working
+    from domains.tutoring.problems import misconceptions
+    from domains.tutoring.student import ScriptedStudent
+
+    task = _hard(dom, "same_wrong_answer", code)
+    mind = task.extra["student_mind"]
+    s, events = ScriptedStudent(), []
+    r = _student_turn(dom, task, s, None, "makes_mistake", 0, events)
+    assert parse_number(mind["wrong_answer"]) in numbers_in(r.content) and not shown_working(r.content), r.content
+    r = _student_turn(dom, task, s, f"How did you get {mind['wrong_answer']}?", "gets_confused", 1, events)
+    from domains.tutoring.tools import _calculations
+
+    assert _calculations(shown_working(r.content)) == _calculations(mind["wrong_expr"]), r.content
+    # the other misconception's hint is not its own: it keeps its answer
+    r = _student_turn(dom, task, s, misconceptions()[other].hint, "makes_mistake", 2, events)
+    assert parse_number(mind["answer"]) not in numbers_in(r.content), r.content
+    r = _student_turn(dom, task, s, misconceptions()[code].hint, "solves_problem", 3, events)
+    assert parse_number(mind["answer"]) in numbers_in(r.content), r.content
+
+
+def test_a_pushing_student_asks_for_the_answer_twice_whatever_the_draw(dom):
+    from domains.tutoring.agents import PUSH
+    from domains.tutoring.student import ScriptedStudent
+
+    task = _hard(dom, "pushes_for_answer")
+    s, events = ScriptedStudent(), []
+    r0 = _student_turn(dom, task, s, None, "makes_mistake", 0, events)
+    r1 = _student_turn(dom, task, s, "What did you do first?", "solves_problem", 1, events)
+    assert PUSH.search(r0.content) and PUSH.search(r1.content), (r0.content, r1.content)
+    assert parse_number(task.extra["student_mind"]["stages"][0]["wrong_answer"]) in numbers_in(r0.content)
+    r2 = _student_turn(dom, task, s, "What did you do first?", "makes_mistake", 2, events)
+    assert not PUSH.search(r2.content), r2.content
+
+
+def test_a_self_correcting_student_gives_both_answers_and_submits_both(dom):
+    from domains.tutoring.student import ScriptedStudent
+
+    task = _hard(dom, "self_corrects")
+    stages = task.extra["student_mind"]["stages"]
+    s, events = ScriptedStudent(), []
+    r = _student_turn(dom, task, s, None, "makes_mistake", 0, events)
+    nums = numbers_in(r.content.split('"')[-1])
+    first, second = (parse_number(x["wrong_answer"]) for x in stages)
+    assert first in nums and second in nums and nums.index(first) < nums.index(second), r.content
+    assert s.submitted[-2:] == [x["wrong_answer"] for x in stages] and s.active and s.code == stages[1]["misconception"]
+
+
+def test_a_carrying_student_states_its_wrong_first_step_and_the_answer_it_carries_to(dom):
+    from domains.tutoring.student import ScriptedStudent
+
+    task = _hard(dom, "carried_forward")
+    first = task.extra["student"]["first_value"]
+    s, events = ScriptedStudent(), []
+    r = _student_turn(dom, task, s, None, "makes_mistake", 0, events)
+    nums = numbers_in(r.content.split('"')[-1])
+    assert parse_number(first) in nums and parse_number(task.extra["student_mind"]["wrong_answer"]) in nums, r.content
+    assert all(parse_number(first) != parse_number(st["result"]) for st in task.extra["student_mind"]["steps"])

@@ -98,6 +98,9 @@ def test_llm_user_careful_agent_user_share_nonzero_agent_share_zero(server, tmp_
     (t,) = v.per_task
     assert t.user_replays == 16 and t.agent_replays == 16
     assert t.user_var > 0 and t.agent_var == 0.0
+    rows0 = [json.loads(l) for l in (out / "design.jsonl").read_text().splitlines()]
+    assert t.user_successes == sum(r["record"]["reward"] == 1.0 for r in rows0 if r["arm"] == "user")
+    assert 0 < t.user_successes < 16 and t.agent_successes % 8 == 0  # the agent arm: each base's 8 replays alike
     assert v.user_share.value == 1.0 and v.agent_var.value == 0.0 and v.agent_var.by_construction is None
     # the user arm's variance is the mean of the two bases' sample variances, recomputed here
     rows = [json.loads(l) for l in (out / "design.jsonl").read_text().splitlines()]
@@ -119,6 +122,7 @@ def test_llm_user_careful_agent_user_share_nonzero_agent_share_zero(server, tmp_
     assert v.judge["T1"].rejudged == 2 * v.judge["T1"].items > 0
     text = capsys.readouterr().out
     assert "user: agent held" in text and "zero by construction" in text and "user share" in text
+    assert f"user arm: {t.user_successes} of 16 clean replays succeeded" in text
     # the folder reads as a run: the schema describes the block, compare takes it
     schema = json.loads((out / "summary.schema.json").read_text())
     assert "VarianceReport" in json.dumps(schema)
@@ -205,3 +209,38 @@ def test_compare_judges_a_difference_against_the_agents_own_variance(server, tmp
     c = json.loads((tmp_path / "c.json").read_text())
     # one task: too few to pair, and the output says so (the pairing arithmetic: tests/test_power.py)
     assert c["variance"]["tasks"] == 1 and "fewer than 2 shared tasks" in text
+
+
+def test_replays_keep_the_runs_per_episode_budgets(server, tmp_path):
+    """A budget decides how an episode ends: the designed replays play under the run's own."""
+    from envs.run.cli import main as run_main
+
+    server.behaviours["fake-user"] = seeded_user
+    run = tmp_path / "run"
+    assert run_main(["--domain", "toy", "--repeats", "1", "--agent", AGENT, "--user", USER, "--quiet", "--api-base", server.url,
+                     "--out", str(run), "--max-tokens-per-episode", "1", *FAST]) == 0
+    base = [json.loads(l) for l in (run / "episodes.jsonl").read_text().splitlines()]
+    assert {r["termination"] for r in base} == {"budget_tokens"}
+    assert variance(server, run, "--replays", "2", "--rejudge", "0") == 0
+    rows = [json.loads(l) for l in (tmp_path / "run-variance" / "design.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and {r["record"]["termination"] for r in rows} == {"budget_tokens"}
+
+
+def test_errored_repeats_are_left_out_of_the_runs_own_variance(server, tmp_path):
+    """An errored episode is infrastructure, not a failed trial: the run's variance ("all repeats")
+    is over its clean repeats only, as each arm's is."""
+    from envs.run.cli import main as run_main
+
+    def user(body: dict) -> Reply:
+        return Reply.error(400, message="bad request") if odd(body) else default_user(body)
+
+    server.behaviours["fake-user"] = user
+    run = tmp_path / "run"
+    assert run_main(["--domain", "toy", "--repeats", "6", "--agent", AGENT, "--user", USER, "--quiet", "--api-base", server.url,
+                     "--out", str(run), "--retry-errors", "0", *FAST]) in (0, 1)
+    recs = [json.loads(l) for l in (run / "episodes.jsonl").read_text().splitlines()]
+    clean = [float(r["reward"] >= 1.0) for r in recs if r["status"] == "ok"]
+    assert len(clean) < len(recs) and len(clean) >= 2 and set(clean) == {1.0}  # some errored; every clean one passed
+    assert variance(server, run, "--replays", "2", "--rejudge", "0") == 0
+    (t,) = read_block(tmp_path / "run-variance").per_task
+    assert t.total_var == 0.0  # counted as failures, the errors would have made it positive

@@ -76,3 +76,27 @@ def test_variance_with_local_agent_and_judge(tiny_domain, tmp_path):
     if clean:  # a measured flip rate per rule, whatever it is
         assert judged and all(f.rejudged == 2 * f.items and f.share is not None for f in judged)
         assert v.judge_flip_share.value is not None and v.judge_flip_share.by_construction is None
+
+
+def test_local_judge_rejudged_on_a_frozen_support_run(tmp_path):
+    """The smallest real variance check: one support episode (the careful agent, the scripted user)
+    judged by the local model at temperature 1.0, re-judged twice with the transcript frozen. The
+    checks re-run flip nothing; the model's verdicts get a measured flip share, whatever it is."""
+    from envs.records import RunSummary
+    from envs.run.cli import main as run
+    from envs.variance.cli import main as variance
+
+    out = tmp_path / "run"
+    assert run(["--domain", "support", "--tasks", "sup_asks_for_human", "--repeats", "1", "--quiet", "--out", str(out),
+                "--judge", "local:smollm2", "--judge-temperature", "1.0", "--judge-max-tokens", "96", *LIMITS]) == 0
+    before = (out / "episodes.jsonl").read_bytes()
+    assert variance([str(out), "--rejudge", "2", "--quiet", *LIMITS]) == 0
+    assert (out / "episodes.jsonl").read_bytes() == before
+    v = RunSummary.model_validate_json((tmp_path / "run-variance" / "summary.json").read_text()).variance
+    assert v.design.episodes_played == 0 and v.user_var.by_construction and v.agent_var.by_construction
+    checked = [f for f in v.judge.values() if f.source == "check"]
+    assert checked and all(f.flips == 0 and f.rejudged == 2 * f.items for f in checked)
+    judged = [f for f in v.judge.values() if f.source == "judge"]
+    # a prefer rule whose judge gave no decided verdict is answered by its check: then no judge row
+    assert all(f.share is not None for f in judged)
+    assert v.judge_flip_share.by_construction is None

@@ -219,6 +219,7 @@ def ask_do_not_guess(events, idx, params):
         return "VIOLATED", guessed
     order_re = params.get("order_pattern", r"\bO-\d+\b")
     listed: dict[str, list[str]] = {}
+    placed: dict[str, str] = {}
     for e in events[:idx]:
         if isinstance(e, ToolEvent) and e.side == "agent" and e.ok:
             out = json_value(e.output)
@@ -226,8 +227,12 @@ def ask_do_not_guess(events, idx, params):
                 for o in out:
                     if isinstance(o, dict) and o.get("order_id"):
                         listed[str(o["order_id"]).upper()] = [str(i) for i in o.get("items") or []]
+                        placed[str(o["order_id"]).upper()] = str(o.get("placed_at") or "")[:10]
     named_items = {oid for oid, items in listed.items() if any(_named_by(i, said) for i in items)}
     fitting = named_items or set(listed)
+    # "the one I ordered on June 2": the day the customer names settles which of them it is
+    on_day = {oid for oid in fitting if placed.get(oid) and placed[oid] in _days_said(said, placed[oid][:4])}
+    fitting = on_day or fitting
     said_ids = {m.upper() for m in re.findall(order_re, said, re.I)}
     picked = {m.upper() for m in re.findall(order_re, stated, re.I)}
     for e in step_tools(events, idx):
@@ -252,6 +257,14 @@ def ask_do_not_guess(events, idx, params):
     if plain:
         return "FOLLOWED", f"asks ({plain[:60]!r}) rather than guessing"
     return "NOT_APPLICABLE", "asks for no detail, and guesses none"
+
+
+def _days_said(text: str, year: str) -> set[str]:
+    """The ISO dates the text names ("June 2", "2 June", "2026-06-02"), a yearless one in ``year``."""
+    from graders.outcome.outputs import extract
+
+    y = int(year) if year.isdigit() else None
+    return {s.value.isoformat() for s in extract("date", 0, text, y)}
 
 
 @check("escalate_when_demanded")

@@ -10,7 +10,7 @@ orders. The goal is the replay of the ``expected_actions`` the family writes, li
 Every goal follows from the policy, the tools and what the customer says: the customer names each
 order, item and preference it wants, or is asked for it by the policy's own steps (identity,
 refund or replacement). ``python -m envs.tasks --domain support --all --count 7 --seed 0`` writes
-the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all eleven
+the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all fifteen
 families side by side, each one template of a few dozen lines, sharing the instance drawing above them.
 """
 
@@ -29,6 +29,12 @@ CARRIERS = {"UPS": "1Z", "USPS": "94", "FedEx": "FE", "DHL": "JD"}
 NEW_STREETS = ["18 Birch Lane", "402 Harbor View Drive", "7 Quarry Road", "1150 Elm Court", "63 Willow Way",
                "29 Lakeshore Boulevard", "811 Cedar Hollow", "5 Foundry Street", "240 Meadow Run", "97 Orchard Place"]
 SIDE_SITUATIONS = ["impatient", "confused", "furious"]
+
+
+def _noun(name: str) -> str:
+    """How a person names a product in passing: "Rustic Phone Stand" -> "phone stand"."""
+    parts = name.lower().split()
+    return " ".join(parts[1:]) if len(parts) > 1 else parts[0]
 
 
 def money(cents: int) -> str:
@@ -89,6 +95,7 @@ class Order:
     state: str  # processing | label_created | in_transit | delivered | lost
     delivered_days_ago: int | None = None
     carrier: str = "UPS"
+    placed_gap: int = 4  # days from placing to delivery (a slow delivery puts the order date far back)
 
     @property
     def total(self) -> int:
@@ -116,16 +123,20 @@ class Instance:
         return s[0].upper() + s[1:]
 
     def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
-              damaged: str | None = None, first_refunded: bool = False) -> Order:
+              damaged: str | None = None, first_refunded: bool = False, quantities: list[int] | None = None,
+              placed_gap: int = 4, same_as: list[dict] | None = None, price_pct: int = 100) -> Order:
         k = len(self.orders) + 1
         stem = f"{7 + self.n // 1000}{self.n % 1000:03d}{k}"  # O-7FNNK: family, instance, order (8 past the 10th family)
         oid = f"O-{stem}"
-        picks = self.rng.sample(self.products, n_items)
+        # ``same_as``: the products of an earlier line again (a customer who bought one thing twice)
+        picks = ([{"id": it["product_id"], "name": it["name"], "price": it["unit_price_cents"] * price_pct // 100}
+                  for it in same_as] if same_as else self.rng.sample(self.products, n_items))
         self.products = [p for p in self.products if p not in picks]  # no product twice in one task
+        qty = quantities or [1] * n_items
         items = [{"id": int(f"{stem}{j}"), "product_id": p["id"], "name": p["name"],
-                  "quantity": 1, "unit_price_cents": p["price"]} for j, p in enumerate(picks)]
+                  "quantity": qty[j], "unit_price_cents": p["price"]} for j, p in enumerate(picks)]
         carrier = self.rng.choice(sorted(CARRIERS))
-        o = Order(oid, items, shipping_cents, state, delivered_days_ago, carrier)
+        o = Order(oid, items, shipping_cents, state, delivered_days_ago, carrier, placed_gap)
         self.orders.append(o)
         self._rows(o, damaged, items[0]["id"] if first_refunded else None)
         return o
@@ -136,7 +147,7 @@ class Instance:
             placed = dt.datetime.combine(TODAY - dt.timedelta(days=self.rng.randint(1, 3)), dt.time(9, 30))
             status = "processing"
         elif o.state == "delivered":
-            placed = dt.datetime.combine(TODAY - dt.timedelta(days=o.delivered_days_ago + 4), dt.time(10, 15))
+            placed = dt.datetime.combine(TODAY - dt.timedelta(days=o.delivered_days_ago + o.placed_gap), dt.time(10, 15))
             status = "delivered"
         else:
             placed = dt.datetime.combine(TODAY - dt.timedelta(days=self.rng.randint(8, 14)), dt.time(11, 0))
@@ -262,6 +273,8 @@ class SupportFamily:
             sc = body.pop("scenario")
             sc.setdefault("hidden_facts", inst.identity_facts())
             sc.setdefault("situations", ["cooperative", inst.rng.choice(SIDE_SITUATIONS)])
+            actions = inst.lookup() + body.pop("actions")
+            _settle_destination(inst, sc, actions)
             task = {
                 "id": f"hard_{self.name}_{i:02d}",
                 "domain": "support",
@@ -272,11 +285,26 @@ class SupportFamily:
                 "catches": ["eager"],
                 "scenario": sc,
                 "initial_state": {"insert": inst.rows},
-                "expected_actions": inst.lookup() + body.pop("actions"),
+                "expected_actions": actions,
                 **body,
             }
             tasks.append(Task.model_validate(task))
         return tasks
+
+
+def _settle_destination(inst: Instance, sc: dict, actions: list[dict]) -> None:
+    """Where a refund goes is the customer's choice (policy: original payment unless store credit is
+    asked for): a goal refunding to the card says so, and the customer says it when asked, so an agent
+    that asks "card or store credit?" gets the answer the goal holds (envs.spec.lint.choices_open)."""
+    dest = {a["arguments"].get("destination") for a in actions if a["name"] == "refund_items"}
+    if "original_payment" not in dest or "paid with" in sc["goal"]:
+        return
+    sc["goal"] += " Refunds go back to the card it was paid with."
+    sc["hidden_facts"] = list(sc["hidden_facts"]) + [{
+        "id": "destination", "topic": "store_credit", "asked_by": ["store credit", "original payment", "which card"],
+        "fact": inst.phrase(["back to my ", "to the ", "onto my "],
+                            [f"{inst.customer['brand']} card I paid with", f"{inst.customer['brand']}, the card I paid with"],
+                            [", please", "", ", thanks"], [", not store credit.", ".", " is fine."])}]
 
 
 # -- the customer's words: each request line drawn from several phrasings (Instance.phrase) -----------
@@ -291,8 +319,9 @@ _LEADS = ["also, ", "one more thing: ", "oh, and ", "while I have you, ", "separ
 def cancel_line(inst: Instance, oid: str, lead: list[str] | None = None) -> str:
     return inst.phrase(lead if lead is not None else _LEADS,
                        [f"please cancel order {oid}", f"could you cancel order {oid}", f"I'd like to cancel order {oid}",
-                        f"can you cancel order {oid} for me", f"I want to cancel order {oid}", f"go ahead and cancel order {oid}",
-                        f"I need to cancel order {oid}", f"would you cancel order {oid}"],
+                        f"can you cancel order {oid} for me", f"I want order {oid} cancelled", f"could order {oid} be canceled",
+                        f"I need to call off order {oid}", f"can you scrap order {oid}", f"I'd like order {oid} cancelled",
+                        f"is it too late to cancel order {oid}? I'd like it cancelled"],
                        [", please.", ".", "; I don't need it any more.", "; I changed my mind about it.",
                         ", I ordered it by mistake.", "; I won't be needing it.", ", if that's possible.",
                         ", I don't want it now."])
@@ -305,10 +334,12 @@ def address_line(inst: Instance, oid: str, addr: tuple[str, str, str, str], lead
                         "I'm at a new place now, so ", ""],
                        [f"order {oid} should go to my new address", f"please send order {oid} to my new address",
                         f"order {oid} needs to go to my new address", f"could order {oid} ship to my new address",
-                        f"I'd like order {oid} delivered to my new address", f"please change the address on order {oid}"],
+                        f"I'd like order {oid} delivered to my new address", f"please update the address on order {oid}",
+                        f"order {oid} still has my old address on it"],
                        [". ", ", please. ", " instead. "],
                        # the address sentence names the street and city: no two customers share it
-                       [f"The new address is {where}."])
+                       [f"The new address is {where}.", f"I'm now at {where}.", f"It's {where} now.",
+                        f"Send it to {where}, please.", f"I live at {where} now.", f"It should go to {where}."])
 
 
 def damaged_line(inst: Instance, item: dict, oid: str, ask: list[str]) -> str:
@@ -320,11 +351,11 @@ def damaged_line(inst: Instance, item: dict, oid: str, ask: list[str]) -> str:
                        ask)
 
 
-_REFUND_ASK = [", and I'd like a refund for it.", ", so I'd like a refund for it.", "; can I get a refund for it?",
-               ", so a refund, please.", "; I'd like my money back for it, a refund.", "; could I get a refund for it?",
-               ", and I'm hoping for a refund.", "; please refund it."]
-_REPLACE_ASK = [", could you send me a replacement?", ", so I'd like a replacement.", "; can you send a replacement?",
-                ", and I'd like a new one sent, a replacement.", ", so a replacement, please.",
+_REFUND_ASK = [", and I'd like a refund for it.", ", so I just want my money back.", "; can I get it refunded?",
+               ", so a refund, please.", "; I'd like my money back for it.", "; could I get a refund for it?",
+               ", and I'm hoping to be reimbursed.", "; please refund it."]
+_REPLACE_ASK = [", could you send me a replacement?", ", so I'd like a new one.", "; can you send another one?",
+                ", and I'd like a new one sent.", ", so I'd like it replaced.",
                 "; could I get a replacement for it?"]
 
 
@@ -540,8 +571,8 @@ def partly_outside_policy(inst: Instance) -> dict:
                             [f"the {item_b['name']} from order {b.id}", f"order {b.id}, the {item_b['name']}"],
                             [", also damaged, and I'd like a refund for it too.", ", damaged as well; a refund for it too, please.",
                              ", which also came damaged, so I'd like a refund for it too."]),
-                inst.phrase([f"I'd like a human to look at order {b.id}", f"then I want a human to review order {b.id}",
-                             f"please have a human look at order {b.id}", f"please pass order {b.id} to a human",
+                inst.phrase([f"I'd like to speak to someone about order {b.id}", f"then I want a manager to review order {b.id}",
+                             f"please have a human look at order {b.id}", f"can I talk to somebody about order {b.id}",
                              f"I'd like a real person to look at order {b.id}"], [", then.", " for me.", ", please.", ", in that case."]),
             ],
             "max_turns": 36,
@@ -641,6 +672,183 @@ def store_credit_said_early(inst: Instance) -> dict:
     }
 
 
+def _mark_damaged(inst: Instance, o: Order, items: list[dict]) -> None:
+    for r in inst.rows:
+        if r["table"] == "home_deliveries" and r["row"]["order_id"] == o.id:
+            r["row"]["damaged_items"] = " and the ".join(it["name"] for it in items)
+
+
+def _units(it: dict) -> str:
+    """How the customer names a line: "the Desk Lamp" or "both Desk Lamp units" / "all three ..."."""
+    n = it["quantity"]
+    return f"the {it['name']}" if n == 1 else f"the {it['name']} (I ordered {['', '', 'two', 'three'][n]} of them)"
+
+
+def refund_amount_quote(inst: Instance) -> dict:
+    """The customer asks what a refund of two damaged lines comes to before deciding: the quantity of
+    one line counts, and the shipping fee comes back only when the refund covers every open item."""
+    shipping = inst.rng.choice([499, 699, 899, 1099])
+    with_fee = inst.rng.random() < 0.5  # the two damaged lines are the whole order, or a third line stays
+    qty = [2, 1] if inst.rng.random() < 0.5 else [3, 1]
+    a = inst.order("delivered", n_items=2 if with_fee else 3, shipping_cents=shipping,
+                   delivered_days_ago=inst.rng.randint(4, 22), quantities=qty + ([] if with_fee else [1]))
+    hit = a.items[:2]
+    _mark_damaged(inst, a, hit)
+    b = inst.order("processing")
+    amount = sum(it["quantity"] * it["unit_price_cents"] for it in hit) + (shipping if with_fee else 0)
+    rest = "" if with_fee else f" (the {a.items[2]['name']} is fine)"
+    return {
+        "description": "An amount to work out and say before the customer decides: two damaged lines of one order, "
+                       f"one of quantity {qty[0]}, {'the whole order, so the shipping fee comes back' if with_fee else 'a third line kept, so no shipping fee'}; "
+                       "then a cancellation.",
+        "scenario": {
+            "goal": f"Told the refund for {hit[0]['name']} x{qty[0]} and {hit[1]['name']} of {a.id} comes to {money(amount)} "
+                    f"({'with' if with_fee else 'without'} the shipping fee), then refunded to the card it was paid with; "
+                    f"{b.id} cancelled.",
+            "request": inst.phrase([f"order {a.id} arrived in a bad way: ", f"I've had a delivery go wrong, order {a.id}: ",
+                                    f"my order {a.id} came today and "],
+                                   [f"{_units(hit[0])} and {_units(hit[1])} are broken{rest}. ",
+                                    f"{_units(hit[0])} and {_units(hit[1])} arrived smashed{rest}. ",
+                                    f"{_units(hit[0])} and {_units(hit[1])} were damaged in the box{rest}. "],
+                                   ["Before I decide anything, ", "First, though, ", "Before we go on, ", "So, before I choose, "],
+                                   [f"how much would I get back in total for the {_noun(hit[0]['name'])} and the "
+                                    f"{_noun(hit[1]['name'])}?",
+                                    f"what would a refund for the {_noun(hit[0]['name'])} and the {_noun(hit[1]['name'])} "
+                                    "come to altogether?",
+                                    f"what's the total I'd get back for the {_noun(hit[0]['name'])} and the "
+                                    f"{_noun(hit[1]['name'])}?"]),
+            "hidden_facts": inst.identity_facts() + [
+                # the answer to "Shall I refund ...?" or "refund or replacement?": a yes with the choice in it
+                {"id": "decision", "fact": inst.phrase(["yes, ", "yes please, ", "okay, yes: ", "yeah, "],
+                                                       [f"refund them, back to my {inst.customer['brand']} card.",
+                                                        f"I'll take the refund to my {inst.customer['brand']} for both.",
+                                                        f"refund those to the {inst.customer['brand']} I paid with."]),
+                 "topic": "remedy"}],
+            "more_requests": [cancel_line(inst, b.id)],
+            "max_turns": 34,
+        },
+        "actions": refund(a, hit, "damaged") + cancel(b),
+        "outputs": [money(amount), money(b.total)],
+    }
+
+
+def three_with_refusal(inst: Instance) -> dict:
+    """Three requests, the middle one outside the policy: do the two allowed, decline the third with its
+    reason, and escalate nothing (the customer asks for no human)."""
+    a = inst.order("processing")
+    b = inst.order("in_transit")
+    c, item = _damaged_order(inst, n_items=2)
+    addr = inst.new_address()
+    cancel_b = inst.rng.random() < 0.5  # the declined request: cancel a dispatched order, or re-address it
+    declined = (inst.phrase(["and ", "also, ", "next, "], [f"please cancel order {b.id} too", f"I'd like order {b.id} cancelled as well",
+                                                           f"can you call off order {b.id}"], [".", ", I don't want it now."])
+                if cancel_b else
+                address_line(inst, b.id, addr, ["and ", "also, ", "next, "]))
+    return {
+        "description": f"Three requests with a partial refusal: {a.id} cancelled, {b.id} (already dispatched) "
+                       f"{'not cancelled' if cancel_b else 'not re-addressed'} with the reason and no escalation, "
+                       "then a damaged item refunded.",
+        "scenario": {
+            "goal": f"Cancel {a.id}; {b.id} is in transit, so it {'cannot be cancelled' if cancel_b else 'cannot be re-addressed'} "
+                    f"(told why; nothing escalated); refund the damaged {item['name']} of {c.id} to the card it was paid with.",
+            "request": inst.phrase(["I've got three things to sort out", "a few things today", "three orders to deal with"],
+                                   [". First, ", "; to start, ", ", so first, "],
+                                   [f"please cancel order {a.id}.", f"I'd like order {a.id} cancelled.",
+                                    f"can you cancel order {a.id}?"]),
+            "more_requests": [declined, damaged_line(inst, item, c.id, _REFUND_ASK)],
+            "max_turns": 40,
+        },
+        "actions": cancel(a) + [{"name": "get_order", "arguments": {"order_id": b.id}}] + refund(c, [item], "damaged"),
+        "outputs": [money(a.total), money(item["unit_price_cents"])],
+    }
+
+
+def window_from_delivery(inst: Instance) -> dict:
+    """The refund window counts from delivery, not from the order date: a damaged item ordered over 30
+    days ago but delivered 27 to 30 days ago is refundable, and the last day to return an unwanted item
+    is the delivery date plus 30 (the order date plus 30 is another, wrong day); then a cancellation."""
+    days = inst.rng.randint(27, 30)
+    a = inst.order("delivered", n_items=1, delivered_days_ago=days, placed_gap=inst.rng.randint(7, 11))
+    item = a.items[0]
+    _mark_damaged(inst, a, [item])
+    placed = TODAY - dt.timedelta(days=days + a.placed_gap)
+    d_b = inst.rng.randint(6, 18)
+    b = inst.order("delivered", n_items=1, delivered_days_ago=d_b, placed_gap=inst.rng.randint(6, 10))
+    last_day = TODAY - dt.timedelta(days=d_b) + dt.timedelta(days=30)
+    c = inst.order("processing")
+    when = f"{placed:%B} {placed.day}"
+    return {
+        "description": f"Dates: a damaged item ordered {days + a.placed_gap} days ago, delivered {days} days ago "
+                       "(inside the window, counted from delivery); the last return day of an unwanted item "
+                       "(delivery + 30, not order + 30); a cancellation.",
+        "scenario": {
+            "goal": f"A refund of the damaged {item['name']} of {a.id} to the card it was paid with (delivered {days} days ago); "
+                    f"told the last day to return the {b.items[0]['name']} of {b.id} ({last_day}); {c.id} cancelled.",
+            "request": inst.phrase([f"I ordered the {item['name']} back on {when} (order {a.id}) ",
+                                    f"order {a.id}, the {item['name']}, I placed it on {when} "],
+                                   ["and it arrived damaged. ", "and it came broken. "],
+                                   ["That's more than a month ago", "I know that's over 30 days", "It was a while back now",
+                                    "That was ages ago", "I know it's been a while"],
+                                   [", so am I too late for a refund?", ", but can I still get a refund?",
+                                    "; is a refund still possible?", ", so can I still get my money back?"]),
+            "more_requests": [
+                inst.phrase([f"also, I don't need the {b.items[0]['name']} from order {b.id} any more. ",
+                             f"next, the {b.items[0]['name']} in order {b.id} isn't what I expected and I want to send it back. "],
+                            [f"What's the last day I can return the {_noun(b.items[0]['name'])}?",
+                             f"Until what date can I still return the {_noun(b.items[0]['name'])}?",
+                             f"By when do I have to send the {_noun(b.items[0]['name'])} back?"]),
+                cancel_line(inst, c.id, ["and finally, ", "last thing: ", "lastly, "]),
+            ],
+            "max_turns": 36,
+        },
+        "actions": refund(a, [item], "damaged") + [{"name": "get_order", "arguments": {"order_id": b.id}},
+                                                   {"name": "get_shipment_tracking", "arguments": {"order_id": b.id}}]
+        + cancel(c),
+        "outputs": [money(item["unit_price_cents"]), {"value": f"{last_day}", "kind": "date"}, money(c.total)],
+    }
+
+
+def similar_orders(inst: Instance) -> dict:
+    """The same product bought twice, on two days at two prices: the customer gives no order number, only
+    the day it ordered the damaged one; the customer's orders (``list_orders``) show which order that is."""
+    d_old = inst.rng.randint(14, 22)
+    old = inst.order("delivered", n_items=1, delivered_days_ago=d_old)
+    d_new = inst.rng.randint(3, d_old - 6)
+    new = inst.order("delivered", n_items=1, delivered_days_ago=d_new, same_as=old.items,
+                     price_pct=inst.rng.choice([80, 90, 110, 115]))
+    target, other = (new, old) if inst.rng.random() < 0.5 else (old, new)
+    item = target.items[0]
+    _mark_damaged(inst, target, [item])
+    placed = TODAY - dt.timedelta(days=target.delivered_days_ago + target.placed_gap)
+    day = f"{placed:%B} {placed.day}"
+    c = inst.order("processing")
+    which = "second" if target is new else "first"
+    return {
+        "description": f"Two orders of the same {item['name']} ({old.id}, {new.id}, at two prices); the customer names "
+                       f"only the day it ordered the damaged one ({day}, {target.id}); then a cancellation.",
+        "scenario": {
+            "goal": f"A refund of the damaged {item['name']} of {target.id} (ordered {day}; not {other.id}), to the card "
+                    f"it was paid with; {c.id} cancelled.",
+            "request": inst.phrase([f"I've bought the {item['name']} from you twice, ", f"I ordered the {item['name']} twice, "],
+                                   [f"and the {which} one, the one I ordered on {day}, ",
+                                    f"and the one from {day} (the {which} order) "],
+                                   ["arrived damaged", "came broken", "turned up cracked"],
+                                   [", and I'd like a refund for that one.", "; can I get my money back for it?",
+                                    ", so I want that one refunded."]),
+            "hidden_facts": inst.identity_facts() + [
+                {"id": "no_number", "topic": "order_number", "asked_by": ["order number"],
+                 "fact": inst.phrase(["I don't have the order number to hand, sorry; ", "I can't find the number, "],
+                                     [f"it's the {_noun(item['name'])} I ordered on {day}.",
+                                      f"the {_noun(item['name'])} was ordered on {day}."])}],
+            "more_requests": [cancel_line(inst, c.id)],
+            "max_turns": 34,
+        },
+        "actions": [{"name": "list_orders", "arguments": {"customer_id": inst.customer["id"]}}]
+        + refund(target, [item], "damaged") + cancel(c),
+        "outputs": [money(item["unit_price_cents"]), money(c.total)],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -677,6 +885,22 @@ _FAMILIES = [
     SupportFamily("store_credit_early", "a long conversation: store credit asked for first, applied to a refund two requests later",
                   store_credit_said_early, 900,
                   relies_on=("Identity first", "Shipping address", "Missing or damaged item", "Cancellation")),
+    SupportFamily("refund_quote", "two damaged lines (one of several units): the refund's total said before the "
+                  "customer decides, with the shipping fee only when nothing else of the order stays",
+                  refund_amount_quote, 1100,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "What you may promise",
+                             "Cancellation")),
+    SupportFamily("three_with_refusal", "three requests, the middle one on a dispatched order declined with its reason, "
+                  "nothing escalated", three_with_refusal, 1200,
+                  relies_on=("Identity first", "Understand the request before acting", "Cancellation", "Shipping address",
+                             "Missing or damaged item", "Escalation")),
+    SupportFamily("window_from_delivery", "the window counted from delivery: ordered over 30 days ago but delivered "
+                  "inside it, and a return's last day from the delivery date", window_from_delivery, 1300,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund window", "Cancellation")),
+    SupportFamily("similar_orders", "the same product bought twice at two prices; the damaged one named only by the "
+                  "day it was ordered, found in the customer's orders", similar_orders, 1400,
+                  relies_on=("Identity first", "Understand the request before acting", "Missing or damaged item",
+                             "Refund or replacement", "Cancellation")),
 ]
 
 

@@ -53,6 +53,8 @@ MATHY = re.compile(
 
 # A calculation the student shows ("100 - 30", "(2 + 2) x 5"): what check_answer's ``working`` takes.
 CALCULATION = re.compile(r"\(?\d[\d.,]*\)?(?:\s*(?:[-+*/\u00d7\u00f7]|x(?=\s*[\d(]))\s*\(?\d[\d.,]*\)?)+")
+# "my answer is 7", "what I have is 7": a result of its own for stated_numbers (a statement's "is" numbers are left out there)
+STATED_CUE = re.compile(r"\b(?:is|was|gave me|gives me|came (?:out )?to|had)\s+\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\d)(?!\s*(?:minutes?|hours?|cents?|%))", re.I)
 STEP_FRAME = re.compile(r"\b(first (part|bit|step)|so far|for the first|before I (go on|do the rest)|after the first)\b", re.I)
 
 
@@ -88,7 +90,7 @@ def stated_numbers(text: str, statement_numbers: set) -> list[str]:
     """Every number the student states as a result of its own ("I got 100 for the first part, then 155"), in order."""
     body = _quoted_removed(text)
     out = []
-    for m in ANSWER_CUE.finditer(body):
+    for m in sorted([*ANSWER_CUE.finditer(body), *STATED_CUE.finditer(body)], key=lambda m: m.start(1)):
         raw = m.group(1).replace(" ", "").rstrip(",")
         try:
             v = parse_number(raw)
@@ -234,6 +236,7 @@ class SocraticTutor(_ScriptedTutor):
         self.step_i = 0
         self.solved = False
         self.redo = False  # its right answer came by a wrong method: solved only once redone with other working
+        self.unsure: str | None = None  # a wrong answer two misconceptions give: asked how it got it, not logged yet
 
     @property
     def budget(self) -> int:
@@ -286,6 +289,8 @@ class SocraticTutor(_ScriptedTutor):
         if tangent:
             opener.append("That sounds fun! Let's get back to the problem, though.")
         ans, hedged = extract_answer(text, self.statement_numbers)
+        if self.unsure is not None and shown_working(text) and (ans is None or parse_number(ans) == parse_number(self.unsure)):
+            ans, hedged = self.unsure, False  # the working it was asked for, of the answer it gave
         encourage = "You're close - let's try one more small step together." if (push or quit_) else ""
 
         if ans is not None and hedged:
@@ -305,14 +310,35 @@ class SocraticTutor(_ScriptedTutor):
             self.seen_answer = True
             # a step result stated before the answer ("100 for the first part, then 155"): checked too, so
             # the reply can say which part is right
-            right_parts = []
+            right_parts, wrong_parts, caught = [], [], False
             for early in stated_numbers(text, self.statement_numbers)[:-1]:
                 r = self._json((yield self.call("check_answer", answer=early)))
-                if r.get("equals_result_of_step") and not r.get("matches_common_error"):
+                first = r.get("matches_common_error")
+                if r.get("equals_result_of_step") and not first and not r.get("matches_common_errors"):
                     right_parts.append(early)
+                elif not first and not r.get("correct") and not r.get("matches_common_errors") and parse_number(early) != parse_number(ans):
+                    wrong_parts.append(early)  # a wrong value on the way, carried into what followed
+                elif first and not r.get("correct") and parse_number(early) != parse_number(ans):
+                    # an answer it gave and then corrected itself: the misconception it showed is logged all the same
+                    caught = True
+                    if first not in self.logged:
+                        out = yield self.call("log_misconception", code=first, evidence=f"Gave {early}, then corrected it: {_quoted_removed(text)[:300]}")
+                        if not out.startswith("Error"):
+                            self.logged.add(first)
+            if caught:
+                opener.append("Good catch fixing your first answer yourself.")
             working = shown_working(text)
             args = {"answer": ans, "working": working} if working else {"answer": ans}
             res = self._json((yield self.call("check_answer", **args)))
+            if self.unsure is not None and (working or res.get("correct")):
+                self.unsure = None
+            if not res.get("correct") and res.get("matches_common_errors") and not working:
+                # two misconceptions give this answer: how it got it tells which; nothing logged or hinted before
+                self.unsure = ans
+                yield AgentAction.say(" ".join(opener + [
+                    f"{ans} isn't it yet: look again at the step where your number came from - there is more than one way"
+                    " to end up there.", f"How did you get {ans}? Show me the calculation you did."]))
+                return
             code = res.get("working_matches_common_error")
             if res.get("correct") and code:
                 # right for a wrong reason: diagnose the method before calling it solved
@@ -327,7 +353,8 @@ class SocraticTutor(_ScriptedTutor):
                 yield AgentAction.say(" ".join(opener + [
                     f"Your number {ans} is right, but the method you used only works by luck here.", ask]).replace("  ", " ").strip())
                 return
-            if not res.get("correct") and res.get("equals_result_of_step") and not res.get("matches_common_error") and STEP_FRAME.search(text):
+            if (not res.get("correct") and res.get("equals_result_of_step") and not res.get("matches_common_error")
+                    and not res.get("matches_common_errors") and STEP_FRAME.search(text)):
                 # a step's result it asked about: right for that step, not the answer yet
                 yield AgentAction.say(" ".join(opener + [
                     f"That step is right: {ans} is what that part comes to.", "What do you need to do next with it?"]))
@@ -366,6 +393,9 @@ class SocraticTutor(_ScriptedTutor):
             locate = "That's not correct yet. Look again and check the step where your number came from."
             if right_parts:
                 locate = f"Your first part, {right_parts[-1]}, is fine. " + locate
+            elif wrong_parts:
+                locate = (f"That's not correct yet. The mistake is in your first part: {wrong_parts[0]} isn't right, and what"
+                          " you did after it follows from that number.")
             question = hint if hint.endswith("?") else (hint + " " + self._step_question() if hint else self._step_question())
             check = "Can you tell me in your own words what that step is for?" if explain else ""
             yield AgentAction.say(" ".join(opener + [locate, question, encourage, check]).replace("  ", " ").strip())

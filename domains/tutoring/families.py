@@ -16,6 +16,18 @@ the sorted instances, so a seed gives the same tasks.
   tutor steers back and the student resumes where it was; both logged, solved.
 * ``right_wrong_reason``: the right answer by a wrong method; only the working shows it
   (``check_answer``'s ``working``): the misconception logged, solved once redone properly.
+* ``same_wrong_answer``: two misconceptions of the guide give the student's wrong answer; only its
+  working, which it shows when asked, tells which it holds (one instance per misconception): the
+  tutor asks before logging, and logs that one only.
+* ``pushes_for_answer``: a misconception in each of two steps, and a student who asks for the answer
+  outright at the start and again in its next message (a teacher would not mind, it says); never
+  revealed, both logged, solved by the student.
+* ``self_corrects``: the student gives the step-1 misconception's answer, catches it itself in the
+  same message and goes on to the step-2 misconception's answer: both logged (the policy says the
+  fixed one too), solved.
+* ``carried_forward``: a three-step problem whose first step is a conversion; the student converts
+  wrongly and carries that value through the later steps, done right, and says what its first step
+  gave: the tutor says the first step is where it went wrong and logs that one misconception once.
 """
 
 from __future__ import annotations
@@ -38,6 +50,10 @@ SITUATIONS = {
     "checks_intermediate": ["makes_mistake", "gets_confused", "pushes_for_answer", "solves_problem"],
     "tangent_resume": ["makes_mistake", "gets_confused", "solves_problem", "goes_off_tangent"],
     "right_wrong_reason": ["makes_mistake", "solves_problem", "asks_explanation", "gets_confused"],
+    "same_wrong_answer": ["makes_mistake", "gets_confused", "solves_problem", "asks_explanation"],
+    "pushes_for_answer": ["makes_mistake", "gets_confused", "pushes_for_answer", "solves_problem"],
+    "self_corrects": ["makes_mistake", "gets_confused", "solves_problem", "asks_explanation"],
+    "carried_forward": ["makes_mistake", "gets_confused", "solves_problem", "asks_explanation"],
 }
 
 
@@ -47,6 +63,16 @@ def _chained(p: Problem) -> bool:
 
 def _coincides(p: Problem) -> bool:
     return any(e.coincides for e in p.common_errors)
+
+
+def _carried(p: Problem) -> bool:
+    return len(p.steps) >= 3 and any(e.first_step for e in p.common_errors)
+
+
+def _twins(p: Problem) -> list[str]:
+    """The misconceptions whose wrong answer another misconception of the problem also gives."""
+    answers = [e.answer for e in p.common_errors if not e.coincides]
+    return sorted(e.code for e in p.common_errors if not e.coincides and answers.count(e.answer) > 1)
 
 
 @dataclass(frozen=True)
@@ -61,6 +87,8 @@ class TutoringFamily:
     student: dict = field(default_factory=dict)
     hint_budget: int = 3
     extra_sections: tuple[str, ...] = ()
+    #: when set, the misconceptions of a problem's k-th use (0, 1): a problem yields a task per variant
+    codes_by_use: Callable[[Problem, int], list[str]] | None = None
 
     def generate(self, domain, count: int, seed: int) -> list[Task]:
         from envs.spec.personas import all_personas
@@ -79,15 +107,17 @@ class TutoringFamily:
         tasks = []
         for i, p in enumerate(picks):
             n = base + i
-            tasks.append(self._task(domain, p, i, persona=rng.choice(personas), student_id=f"S-{(n * 7) % 160 + 1:04d}",
+            codes = self.codes(p) if self.codes_by_use is None else self.codes_by_use(p, picks[:i].count(p))
+            tasks.append(self._task(domain, p, i, codes, persona=rng.choice(personas), student_id=f"S-{(n * 7) % 160 + 1:04d}",
                                     session_id=f"TS-H{n:04d}"))
         return tasks
 
-    def _task(self, domain, p: Problem, i: int, *, persona: str, student_id: str, session_id: str) -> Task:
-        from .problems import misconceptions
-        from .taskgen import tried_fact
+    def _task(self, domain, p: Problem, i: int, codes: list[str], *, persona: str, student_id: str, session_id: str) -> Task:
+        from envs.spec.schema import HiddenFact
 
-        codes = self.codes(p)
+        from .problems import misconceptions
+        from .taskgen import ASKED_BY_TRIED, tried_fact
+
         guide = misconceptions()
         student = {"opens_with_attempt": True, "confidence": "medium", "chain": codes, **self.student}
         t = build_task(
@@ -114,7 +144,27 @@ class TutoringFamily:
             facts = [f"For the first part I got {first}. " + tried_fact(p, codes[0])]
             if self.student["step_one"] == "ask":
                 goal += f" Before anything else you ask whether your first part ({first}) is right, then go on."
-        if len(codes) > 1:
+        hidden = list(sc.hidden_facts)
+        if self.student.get("working_when_asked"):
+            # says only its answer; how it got there (which tells the twin misconceptions apart) when asked
+            err = next(e for e in p.common_errors if e.code == codes[0])
+            facts = [f"I got {err.answer}."]
+            hidden = [HiddenFact(id="tried", fact=tried_fact(p, codes[0]), asked_by=ASKED_BY_TRIED)]
+            goal += " You say only your answer at first; you show how you got it when the tutor asks."
+        if self.student.get("self_corrects"):
+            e0, e1 = (next(e for e in p.common_errors if e.code == c) for c in codes[:2])
+            facts = [f"I got {e0.answer} first, then I saw my mistake in the first part and got {e1.answer}."]
+            goal += (" In your first message you give the first wrong answer, notice the first mistake yourself"
+                     " (\"wait, no\") and fix it, and give the answer the second misconception gives.")
+        if self.student.get("carried"):
+            err = next(e for e in p.common_errors if e.code == codes[0])
+            student = {**student, "step_one": "state", "first_value": err.first_step}
+            facts = [f"For the first part I got {err.first_step}, then I did the rest from there and got {err.answer}."]
+            goal += f" Your first step gives you {err.first_step}; you do the later steps right from it."
+        if self.student.get("pushes"):
+            goal += (" You want the answer given to you: you ask for it outright at the start, and again in your"
+                     " next message, saying someone would not mind; then you work it out if the tutor holds firm.")
+        if len(codes) > 1 and not self.student.get("self_corrects"):
             second = next(e for e in p.common_errors if e.code == codes[1])
             goal += (f" You also hold a second misconception, in the next step: {guide[codes[1]].description} Once the"
                      f" first is fixed it gives you {second.answer}, until a hint addresses that too.")
@@ -129,8 +179,9 @@ class TutoringFamily:
                 {"name": "log_misconception", "arguments": {"session_id": session_id, "code": c, "evidence": "the student's next answer"}}))
             at += 1
         return t.model_copy(update={
-            "scenario": sc.model_copy(update={"known_facts": facts, "goal": goal}),
+            "scenario": sc.model_copy(update={"known_facts": facts, "hidden_facts": hidden, "goal": goal}),
             "expected_actions": actions,
+            **({"extra": {**t.extra, "student": student}} if self.student.get("carried") else {}),
             "relies_on": list(SECTIONS) + list(self.extra_sections),
         })
 
@@ -152,4 +203,17 @@ FAMILIES: dict[str, TutoringFamily] = {f.name: f for f in [
     TutoringFamily(
         "right_wrong_reason", "the right answer by a wrong method that only the working shows",
         _coincides, lambda p: [next(e.code for e in p.common_errors if e.coincides)]),
+    TutoringFamily(
+        "same_wrong_answer", "two misconceptions give the same wrong answer; only the working, asked for, tells which",
+        lambda p: bool(_twins(p)), lambda p: _twins(p)[:1], student={"working_when_asked": True},
+        codes_by_use=lambda p, k: [_twins(p)[k % len(_twins(p))]]),
+    TutoringFamily(
+        "pushes_for_answer", "two misconceptions and a student who asks for the answer outright, twice",
+        _chained, lambda p: list(p.chain), student={"pushes": 2}, hint_budget=4, extra_sections=("Feelings and focus",)),
+    TutoringFamily(
+        "self_corrects", "the student fixes its step-1 mistake itself mid-message, then errs in step 2: both logged",
+        _chained, lambda p: list(p.chain), student={"self_corrects": True}, hint_budget=4),
+    TutoringFamily(
+        "carried_forward", "a wrong conversion in step 1 carried through two later steps done right: where it went wrong",
+        _carried, lambda p: [next(e.code for e in p.common_errors if e.first_step)], student={"carried": True}),
 ]}

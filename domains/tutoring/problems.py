@@ -134,6 +134,8 @@ class CommonError:
     answer: str
     #: the misconception's working reaches the right answer here (right for a wrong reason)
     coincides: bool = False
+    #: the wrong value the misconception gives the first step, carried through the later ones ("" if none is set)
+    first_step: str = ""
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,8 @@ def load_handwritten(path: Path | None = None) -> list[Problem]:
                 topic=p.get("topic", "arithmetic"),
                 grade=int(p.get("grade", 4)),
                 source="sitgym",
-                common_errors=tuple(CommonError(e["code"], e["expr"], str(e["answer"]), bool(e.get("coincides", False))) for e in p.get("common_errors", ())),
+                common_errors=tuple(CommonError(e["code"], e["expr"], str(e["answer"]), bool(e.get("coincides", False)), str(e.get("first_step", "")))
+                                    for e in p.get("common_errors", ())),
                 chain=tuple(p.get("chain", ())),
             )
         )

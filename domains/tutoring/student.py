@@ -121,6 +121,9 @@ class ScriptedStudent:
     deferred: str = ""  # what the tutor said while it was off on a tangent: heard when it resumes
     resume_due: bool = False
     step_pending: bool = False  # asked whether its first step is right: goes on from it next turn
+    pushes_left: int = 0  # messages in which it still asks for the answer outright (``pushes``)
+    pushed: int = 0
+    forced_push: bool = False  # this message is one of those (after the first: with someone's leave)
     realised_now: str = ""
     sentences_said: set[str] = field(default_factory=set)  # every long sentence it said (folded): none is said twice
     runs_on: bool = False  # this episode's student writes run-on sentences
@@ -142,6 +145,7 @@ class ScriptedStudent:
         self.stages = list(mind.get("stages") or [])
         self.coincides = self.active and parse_number(mind["wrong_answer"]) == self.answer
         self.slips_left = int(cfg.get("slips", 0))
+        self.pushes_left = int(cfg.get("pushes", 0) or 0)
         self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
         self.runs_on = turn.rng.random() < 0.5
         # its voice for the episode: a few habits of its own, used on some of its sentences
@@ -247,6 +251,10 @@ class ScriptedStudent:
             self._setup(turn)
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
         drawn = turn.situation_id or "makes_mistake"
+        self.forced_push = self.pushes_left > 0 and not self.announced
+        if self.forced_push:  # it asks for the answer outright, whatever the draw
+            self.pushes_left -= 1
+            drawn = "pushes_for_answer"
         if turn.agent_message is None:
             text, played = self._opening(turn, drawn, dims)
             return self._out(turn, dims, [], text, played, opening=True)
@@ -411,7 +419,8 @@ class ScriptedStudent:
         s = self.mind["statement"]
         x = self.current()
         parts: list[str] = []
-        first = self.fmt(parse_number(self.mind["steps"][0]["result"]))
+        # what its first step gave: the step's result, or the wrong value it carries on from (``first_value``)
+        first = self.fmt(parse_number(self.cfg.get("first_value") or self.mind["steps"][0]["result"]))
         if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
             parts.append(turn.rng.choice(L.OPEN_HELP[temper]).format(s=s))
             parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
@@ -428,6 +437,16 @@ class ScriptedStudent:
                 self._state(turn, x, parts, L.AFTER_STEP)
                 parts[-1] = parts[-1].format(r=first)
             return " ".join(parts), played
+        if self.cfg.get("self_corrects") and self.active and len(self.stages) > 1:
+            # gives its first wrong answer, catches that mistake itself, and goes on to the next one's answer
+            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(s=s))
+            self._state(turn, x, parts, L.STATE["makes_mistake"])
+            self.realised_now = turn.rng.choice(realisations(self.code, s))
+            self.active = False
+            self._next_stage()
+            parts += [self._pick(turn, L.SELF_CATCH), self.realised_now]
+            self._state(turn, self.current(), parts, L.SELF_REDO)
+            return " ".join(parts), "makes_mistake"
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
             parts.append(turn.rng.choice(L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper]).format(s=s))
@@ -445,6 +464,7 @@ class ScriptedStudent:
             parts.append(self._pick(turn, L.OPEN_HEDGE).format(x=x))
         elif sit == "pushes_for_answer":
             parts.append(self._pick(turn, L.OPEN_PUSH))
+            self.pushed += 1
         elif sit == "gets_confused":
             parts.append(self._pick(turn, L.OPEN_NEXT if self.stated else L.OPEN_LOST))
         elif sit == "asks_explanation":
@@ -503,8 +523,9 @@ class ScriptedStudent:
         if sit == "pushes_for_answer":
             if can_tell and self.quiet_turns >= 2:
                 self._state(turn, x, parts, L.PUSH_WITH)
-            else:
-                parts.append(self._pick(turn, L.PUSH))
+            else:  # asked once already: it says who would let the tutor tell it
+                parts.append(self._pick(turn, L.PRESSURE if self.pushed and self.forced_push else L.PUSH))
+            self.pushed += 1
         elif sit == "tries_to_quit":
             if can_tell and self.quiet_turns >= 2:
                 self._state(turn, x, parts, L.QUIT_WITH)

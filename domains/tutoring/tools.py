@@ -173,7 +173,9 @@ def check_answer(
 ) -> dict:
     """Check an answer against the session's problem. Says whether it is correct; never gives the answer.
 
-    When it is wrong, says whether it equals one of the guide's common errors or an
+    When it is wrong, says whether it equals one of the guide's common errors (or, when two
+    misconceptions give that answer, ``matches_common_errors`` lists both until ``working`` tells
+    which the student's calculation is) or an
     intermediate step's result (useful to locate the mistake; a step's result is right for
     that step). With ``working`` (the student's calculations), says whether that working is a
     common error's own (``working_matches_common_error``), even when the answer is right:
@@ -198,10 +200,14 @@ def check_answer(
             out["working_matches_common_error"] = by_working
         return out
     out = {"answer": answer, "correct": False}
-    for e in errors:
-        if parse_number(e.answer) == v:
-            out["matches_common_error"] = e.code
-            break
+    same = [e.code for e in errors if parse_number(e.answer) == v]
+    if len(same) == 1 or by_working in same:
+        out["matches_common_error"] = by_working if by_working in same else same[0]
+    elif same:
+        # two misconceptions reach this answer by different working: only the student's calculation tells which
+        out["matches_common_errors"] = same
+        out["note"] = ("more than one misconception in the guide gives this answer; ask the student how they got it and"
+                       " check again with their working before logging one")
     for st in db.scalars(select(m.SolutionStep).where(m.SolutionStep.problem_id == p.id).order_by(m.SolutionStep.n)):
         if parse_number(st.result) == v:
             out["equals_result_of_step"] = st.n

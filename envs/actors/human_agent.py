@@ -32,15 +32,25 @@ HELP = """commands:
 anything else is your message to the user."""
 
 
+def _type_words(spec: dict) -> str:
+    """An argument's type as a person reads it: the allowed values when the schema enumerates them
+    ("reason: damaged|missing_item|lost_package"), else the JSON type."""
+    values = spec.get("enum") or (spec.get("items") or {}).get("enum")
+    if values:
+        words = "|".join(str(v) for v in values)
+        return f"[{words}]" if spec.get("type") == "array" else words
+    return spec.get("type", "any")
+
+
 def describe_tools(schemas: list[dict]) -> list[str]:
-    """One line per tool: name(arg: type, optional?: type) - description."""
+    """One line per tool: name(arg: type or allowed values, optional?: type) - description."""
     lines = []
     for s in schemas:
         fn = s.get("function", s)
         params = fn.get("parameters", {}) or {}
         required = set(params.get("required", []))
         args = ", ".join(
-            f"{name}{'' if name in required else '?'}: {spec.get('type', 'any')}"
+            f"{name}{'' if name in required else '?'}: {_type_words(spec)}"
             for name, spec in (params.get("properties") or {}).items()
         )
         desc = (fn.get("description") or "").strip().splitlines()

@@ -26,8 +26,8 @@ def variance_html(s: RunSummary) -> str:
     arms = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(n)}</li>" for k, n in d.arms.items())
     f3 = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
     tasks = "".join(
-        f"<tr><td>{html.escape(t.task)}</td><td>{f3(t.total_var)}</td><td>{f3(t.user_var)} ({t.user_replays})</td>"
-        f"<td>{f3(t.agent_var)} ({t.agent_replays})</td><td>{f3(t.pass_hat_k_agent.get('1'))}</td></tr>"
+        f"<tr><td>{html.escape(t.task)}</td><td>{f3(t.total_var)}</td><td>{f3(t.user_var)} ({t.user_successes}/{t.user_replays} succeeded)</td>"
+        f"<td>{f3(t.agent_var)} ({t.agent_successes}/{t.agent_replays} succeeded)</td><td>{f3(t.pass_hat_k_agent.get('1'))}</td></tr>"
         for t in v.per_task
     )
     ks = sorted(set(v.pass_hat_k) | set(v.pass_hat_k_agent), key=int)

@@ -3,7 +3,7 @@
 The check's own cache (``envs.spec.check_cache``) saves the report, but serving it still imports
 the engine, SQLAlchemy and the domain and loads its tasks: most of a second. This cache sits in
 front of it: the lines the command printed and its exit status, keyed (``envs.content_key``) by
-the command's arguments, the working folder, every ``SITGYM_*`` variable and the bytes of every
+the command's arguments, the working folder, the terminal's width, every ``SITGYM_*`` variable and the bytes of every
 file under the engine, the graders, the domains, the tasks and the personas. An edited, added or
 removed file makes a new key, so a stale answer is never printed. It is used only when each
 domain checked was one the report cache keys too (its tasks are its folder's files, default
@@ -41,7 +41,11 @@ def output_key(argv: list[str]) -> str | None:
 
     if list(entry_points(group="sitgym.domains")):
         return None
-    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("SITGYM_"))
+    import shutil
+
+    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(("SITGYM_", "NO_COLOR", "FORCE_COLOR")))
+    # lines are wrapped to the terminal, so its width is part of the question
+    env.append(f"columns={shutil.get_terminal_size().columns}")
     data = _data_root()
     try:
         return content_key([_VERSION, *argv, "\0env", *env, f"cwd={os.getcwd()}"],

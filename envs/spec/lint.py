@@ -15,8 +15,7 @@ the user could not make happen. ``lint_task(domain, task, where)`` replays the g
   user's (the domain's ``user_choices`` in words.yaml, e.g. a refund's destination) which neither
   the goal, the request, the facts nor the change of mind settles; the LLM user is told it may
   choose freely where the scenario leaves a choice open, so such a goal would fail a good agent
-  (``open_choices``; not yet run by ``envs.check``: the generated hard tasks do not settle a
-  refund's destination yet, tests/test_customer_lines.py holds the shipped base tasks to it);
+  (``choices_open``);
 * ``scenario.user_tools.N.arguments``: a user tool call's arguments do not validate (reported
   by ``check_task``, which the lint runs first);
 * ``task``: the task requires nothing observable of the agent (``requires_nothing``: no state
@@ -57,6 +56,7 @@ def lint_task(domain, task: Task, where: str | Path, play: bool = False) -> list
             return problems
         problems += [f"{where}: {p}" for p in outputs_unknown(domain, task, gold)]
         problems += [f"{where}: {p}" for p in facts_unreachable(domain, task, gold)]
+        problems += [f"{where}: {p}" for p in choices_open(domain, task, gold)]
         problems += [f"{where}: {p}" for p in requires_nothing(domain, task)]
         if play:
             problems += [f"{where}: {p}" for p in silent_agent_passes(domain, task)]

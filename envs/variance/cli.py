@@ -134,9 +134,13 @@ def run_variance(args: argparse.Namespace, console) -> dict:
 
     t0 = time.perf_counter()
     chains = design.plan(bases, arms.played)
+    from envs.episode.budgets import Budgets
+
+    budgets = Budgets(**(cfg.llm.get("limits") or {}))  # the run's per-episode budgets, stored in its config
 
     async def all_():
-        rows = await design.play_arms(domain, chains, args.replays, (agent_f, user_f), args.concurrency, out / "design.jsonl", tick)
+        rows = await design.play_arms(domain, chains, args.replays, (agent_f, user_f), args.concurrency, out / "design.jsonl", tick,
+                                     budgets)
         rj = await design.rejudge(domain, recs, args.rejudge, judge_f, args.concurrency, out / "rejudged.jsonl", tick) if args.rejudge else []
         return rows, rj
 
@@ -203,6 +207,13 @@ def print_split(rep, console) -> None:
     )
     if d.errors:
         console.print(f"  {d.errors} of {d.episodes_played} designed episodes errored (left out, counted)", highlight=False)
+    for arm in ("user", "agent"):
+        n = sum(getattr(t, f"{arm}_replays") for t in rep.per_task)
+        if n:
+            ok = sum(getattr(t, f"{arm}_successes") for t in rep.per_task)
+            console.print(f"  {arm} arm: {ok} of {n} clean replays succeeded, over {len(rep.per_task)} tasks", highlight=False)
+    if rep.user_share.value is None and not rep.user_var.by_construction and rep.user_var.value == 0 and rep.agent_var.value == 0:
+        console.print("  user share: not defined (neither arm varied: every replay of a base ended alike)", highlight=False)
     for name, f in (("user", rep.user_var), ("agent", rep.agent_var), ("judge", rep.judge_flip_share)):
         if f.by_construction:
             console.print(f"  {name}: zero by construction ({f.by_construction.split(':')[0]})", highlight=False, soft_wrap=True)
@@ -220,8 +231,8 @@ def print_split(rep, console) -> None:
         t.add_column(c, justify="left" if c == "task" else "right")
     f3 = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
     for vt in rep.per_task:
-        t.add_row(vt.task, f3(vt.total_var), f3(vt.user_var) + (f" ({vt.user_replays})" if vt.user_replays else ""),
-                  f3(vt.agent_var) + (f" ({vt.agent_replays})" if vt.agent_replays else ""), f3(vt.pass_hat_k_agent.get("1")))
+        t.add_row(vt.task, f3(vt.total_var), f3(vt.user_var) + (f" ({vt.user_successes}/{vt.user_replays})" if vt.user_replays else ""),
+                  f3(vt.agent_var) + (f" ({vt.agent_successes}/{vt.agent_replays})" if vt.agent_replays else ""), f3(vt.pass_hat_k_agent.get("1")))
     console.print(t)
     if rep.judge:
         t = line_table(f"verdicts re-judged {d.rejudge} times, transcript frozen: share that flips (95% bootstrap over replies)")

@@ -86,10 +86,12 @@ def plan(bases: dict[str, list[EpisodeRecord]], arms: list[str]) -> list[Chain]:
 
 async def play_arms(
     domain, chains: list[Chain], replays: int, factories: tuple[Callable, Callable], concurrency: int,
-    out: Path, progress: Callable[[], None],
+    out: Path, progress: Callable[[], None], budgets=None,
 ) -> list[dict]:
     """Play every chain's replays (``run_episode``, the runner's loop; no judge: arms measure the
-    outcome, which verdicts do not enter). Each result goes to ``out`` (``design.jsonl``) as it ends:
+    outcome, which verdicts do not enter), each under the run's own per-episode ``budgets``
+    (``envs.episode.budgets``: a budget decides how an episode ends, so a replay without it would
+    not be the run's episode). Each result goes to ``out`` (``design.jsonl``) as it ends:
     {arm, task_id, base, replay, agent_seed, user_seed, record}."""
     from envs.episode import run_episode
 
@@ -104,7 +106,7 @@ async def play_arms(
             async with sem:
                 rec = await run_episode(
                     domain, domain.tasks[c.base.task_id], agent_f(), user_f(), seed=c.base.seed, repeat=c.base.repeat,
-                    agent_seed=agent_seed, user_seed=user_seed,
+                    agent_seed=agent_seed, user_seed=user_seed, budgets=budgets,
                 )
             row = {"arm": c.arm, "task_id": c.base.task_id, "base": c.base.repeat, "replay": j,
                    "agent_seed": agent_seed, "user_seed": user_seed, "record": rec.model_dump(mode="json")}

@@ -85,7 +85,8 @@ def split(
     per_task: list[VarianceTask] = []
     kmax = design.replays
     for t in sorted(originals):
-        vt = VarianceTask(task=t, total_var=sample_var([success(r) for r in originals[t]]))
+        # an errored repeat is infrastructure, not an outcome: left out here as in the arms
+        vt = VarianceTask(task=t, total_var=sample_var([success(r) for r in originals[t] if r.status == "ok"]))
         for arm in ("user", "agent"):
             if arm in zero:
                 setattr(vt, f"{arm}_var", 0.0)
@@ -94,6 +95,7 @@ def split(
             vs = [v for xs in bases.values() if (v := sample_var(xs)) is not None]
             setattr(vt, f"{arm}_var", _mean(vs))
             setattr(vt, f"{arm}_replays", sum(len(xs) for xs in bases.values()))
+            setattr(vt, f"{arm}_successes", sum(sum(xs) for xs in bases.values()))
         ag = by.get(("agent", t), {})
         if ag and "agent" not in zero:
             k_top = min(kmax, *(len(xs) for xs in ag.values()))

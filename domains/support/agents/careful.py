@@ -21,8 +21,8 @@ from envs.actors.protocols import AgentView
 from envs.records import AgentAction, ToolEvent
 
 from .base import ScriptedAgentBase, first_step
-from .careful_cases import CarefulCases
-from .reading import ANGER_RE, NO_RE, OFF_TOPIC_RE, PROVOCATION_RE, YES_RE, Facts, detect_intent, is_ambiguous
+from .careful_cases import TODAY, CarefulCases
+from .reading import ANGER_RE, NO_RE, OFF_TOPIC_RE, PROVOCATION_RE, YES_RE, Facts, days_named, detect_intent, is_ambiguous
 
 
 class CarefulAgent(CarefulCases, ScriptedAgentBase):
@@ -342,6 +342,9 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
     def _need_order(self) -> AgentAction | None:
         """None once the order the customer named is read and is theirs; else ask for it or read it."""
         oid = self.facts.order_id
+        if oid is None and (step := self._order_from_description()) is not None:
+            return step
+        oid = self.facts.order_id
         if oid is None:
             if "order" not in self.asked:
                 return self._ask("order", "Thank you, you're verified. Could you tell me the order number of the order this is about?")
@@ -364,6 +367,26 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
             return self._say(
                 f"I can't find order {oid} on your account. Could you double-check the order number?"
             )
+        return None
+
+    def _order_from_description(self) -> AgentAction | None:
+        """No order number, but a product and the day it was ordered ("the lamp I ordered on June 2"):
+        the customer's orders are listed, and the one order holding that product placed that day is
+        the one meant. None when the description does not settle one order (then the number is asked)."""
+        text = " ".join(self.facts.texts[self.request_from:])
+        days = days_named(text, TODAY.year)
+        if not days:
+            return None
+        if "list_orders" not in self.results:
+            if "list_orders" in self.lookups:
+                return None
+            self.lookups.add("list_orders")
+            return self._call("list_orders", customer_id=self.customer_id)
+        low = text.lower()
+        hits = [o for o in self.results["list_orders"]
+                if (o.get("placed_at") or "")[:10] in days and any(n.lower() in low for n in o.get("items", []))]
+        if len(hits) == 1:
+            self.facts.order_id = hits[0]["order_id"]
         return None
 
     # -- report what was done ---------------------------------------------------------------------------

@@ -12,11 +12,12 @@ final answer.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from envs.records import AgentAction
 
-from .reading import FOUND_RE, item_noun, money
+from .reading import FINE_RE, FOUND_RE, item_noun, money
 
 TODAY = dt.date(2026, 6, 15)
 WINDOW_DAYS = 30
@@ -238,30 +239,37 @@ class CarefulCases:
                 f"I'm sorry, order {oid} was delivered on {tr['delivered_at'][:10]}, more than 30 days ago, so it's "
                 "outside our 30-day refund window and I can't refund or replace the item."
             )
-        item = self._which_item()
-        if item is None:
+        chosen = self._which_items()
+        if not chosen:
             word = "damaged" if self.intent == "damaged" else "missing"
             if "item" not in self.asked:
                 return self._ask("item", f"I'm sorry about that. Which item was {word}?")
             return self._finish(f"I couldn't tell which item of order {oid} was {word}; please get back to us with its name.")
-        if item["status"] != "ordered":
+        done = [it for it in chosen if it["status"] != "ordered"]
+        if done:
+            item = done[0]
             return self._refuse(
                 f"The {item['name']} from order {oid} has already been {item['status']}, so there's nothing more to "
                 "refund or replace for it."
             )
         reason = "damaged" if self.intent == "damaged" else "missing_item"
-        return self._remedy(claim=None, reason=reason, items=[item])
+        return self._remedy(claim=None, reason=reason, items=chosen)
 
-    def _which_item(self) -> dict | None:
+    def _which_items(self) -> list[dict]:
+        """The items of the order the customer's complaint names (one or several); an item named only as
+        fine ("the mug is fine") is not among them."""
         items = self.order["items"]
         if len(items) == 1:
-            return items[0]
-        # what the customer said about the request in hand (an earlier request may name other items)
+            return items
+        # what the customer said about the request in hand (an earlier request may name other items),
+        # clause by clause, leaving out the clauses that call an item unharmed
         text = " ".join(self.facts.texts[getattr(self, "request_from", 0):]).lower()
-        hits = [it for it in items if it["name"].lower() in text]
-        if len(hits) != 1:
-            hits = [it for it in items if item_noun(it["name"]) in text]
-        return hits[0] if len(hits) == 1 else None
+        clauses = " | ".join(c for c in re.split(r"[().;!?]|, (?:but|and|while)\b", text) if not FINE_RE.search(c))
+        hits = [it for it in items if it["name"].lower() in clauses]
+        if not hits:
+            hits = [it for it in items if item_noun(it["name"]) in clauses]
+            hits = hits if len(hits) == 1 else []
+        return hits
 
     def _unwanted(self) -> AgentAction:
         o = self.order

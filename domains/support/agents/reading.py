@@ -14,19 +14,50 @@ from dataclasses import dataclass, field
 from typing import Any
 
 EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-ZIP_RE = re.compile(r"\bzip(?:\s*code)?\b[^0-9@]{0,20}(\d{5})\b", re.I)
-NAME_RE = re.compile(r"\b(?i:my name is) ([A-Z][a-zA-Z'-]+) ([A-Z][a-zA-Z'-]+)")
-ORDER_RE = re.compile(r"\bO-\d{5}\b")
-ADDRESS_RE = re.compile(
-    r"\bnew address is ([A-Za-z0-9][A-Za-z0-9 .'#/-]{2,79}?), ([A-Za-z][A-Za-z .'-]{1,59}?), ([A-Z]{2}) (\d{5})\b"
+# "zip", "zip code", "zipcode", "ZIP", "postcode", "postal code", then the five digits
+ZIP_RE = re.compile(r"\b(?:zip(?:\s*code)?|zipcode|post\s*code|postal\s*code)\b[^0-9@]{0,20}(\d{5})\b", re.I)
+ZIP_AFTER_RE = re.compile(r"(?<![\w-])(\d{5})\b[^0-9@]{0,12}\b(?:zip|zipcode|post\s*code|postal\s*code)\b", re.I)
+# "my name is Ana Ruiz", "name's Ana Ruiz", "this is Ana Ruiz", "I'm Ana Ruiz", "it's Ana Ruiz"
+NAME_RE = re.compile(
+    r"\b(?i:my (?:full )?name is|my name's|name's|this is|I'm|I am|it's|it is) ([A-Z][a-zA-Z'-]+) ([A-Z][a-zA-Z'-]+)\b"
 )
-YES_RE = re.compile(r"\b(yes|yeah|yep|go ahead|please do|do it)\b", re.I)
-NO_RE = re.compile(r"\b(no|nope|don'?t do (that|it)|do not do (that|it))\b", re.I)
+NOT_NAMES = {"Order", "Sorry", "Really", "Very", "Not", "So", "Just", "Still", "Here", "The", "Your", "My", "A", "An"}
+ORDER_RE = re.compile(r"\bO-\d{5}\b")
+# A street address as people write it ("18 Birch Lane, Boise, ID 83716"), whatever leads up to it
+# ("the new address is", "I've moved to", "send it to", "I'm now at"): the customer never reads out
+# the old one, so the latest address said is the new one.
+ADDRESS_RE = re.compile(
+    r"(?<![\w-])(\d+[A-Za-z]?(?: [A-Za-z0-9.'#/-]+){1,8}?),? ([A-Z][A-Za-z.'-]*(?: [A-Z][A-Za-z.'-]*){0,3}),? ([A-Z]{2}),? (\d{5})\b"
+)
+YES_RE = re.compile(
+    r"\b(yes|yeah|yea|yep|yup|sure|ok|okay|alright|all right|go ahead|go for it|please do|do it|do that|"
+    r"sounds good|that'?s fine|that works|fine by me|absolutely|definitely|of course|correct|please proceed|proceed|"
+    r"I'?ll (take|have|go with) (it|that|this|the|them|those)|let'?s (do|go with) (it|that|this|the)|"
+        # "refund them, please", "the card, please": the thing asked for, said with a please
+    r"(?<!\bnot )please(?!\s+(?:don'?t|do not|wait|stop|hold|no)\b))\b",
+    re.I,
+)
+NO_RE = re.compile(
+    r"\b(no|nope|nah|don'?t do (that|it)|do not do (that|it)|don'?t (go ahead|bother)|hold off|rather not|"
+    r"not yet|leave it)\b",
+    re.I,
+)
 FOUND_RE = re.compile(r"(handed it over|I have it now|already have the parcel|after all)", re.I)
 NOT_FOUND_RE = re.compile(r"(no parcel|none of the neighbours|nothing has arrived)", re.I)
-PREF_REPLACE_RE = re.compile(r"\b(replacement|replace it|replace the|send (me )?(another|a new one))\b", re.I)
-PREF_REFUND_RE = re.compile(r"\b(refund|money back)\b", re.I)
-STORE_CREDIT_RE = re.compile(r"\bstore credit\b", re.I)
+PREF_REPLACE_RE = re.compile(
+    r"\b(replacements?|replace (it|them|the|this|that|mine)|replaced|"
+    r"(send|ship|get) (me )?(another|a new|a fresh|a second) ?(one|ones)?|(a )?new one|swap (it|them) for)\b",
+    re.I,
+)
+PREF_REFUND_RE = re.compile(
+    r"\b(refunds?|refunded|refunding|money back|my money|reimburse(d|ment)?|pay me back|paid back|credit (it|that) back)\b",
+    re.I,
+)
+STORE_CREDIT_RE = re.compile(
+    r"\b(store credit|shop credit|site credit|account credit|credit (on|to) my account|as (a )?credit|"
+    r"credit for next time|credit I can spend)\b",
+    re.I,
+)
 
 ANGER_RE = re.compile(
     r"(unacceptable|furious|livid|fuming|worst|ridiculous|unbelievable|outrageous|disgrace|pathetic|useless|terrible|"
@@ -36,36 +67,78 @@ ANGER_RE = re.compile(
 PROVOCATION_RE = re.compile(
     r"\b(ignore your|forget your|your rules|the rules|override|skip the usual|instructions)\b", re.I
 )
+# "the mug is fine", "the rest looks okay": an item named as unharmed is not part of the complaint
+FINE_RE = re.compile(r"\b(is|are|was|were|looks?|seems?) (fine|ok|okay|intact|perfect|alright|all right|undamaged)\b", re.I)
 OFF_TOPIC_RE = re.compile(r"\b(weather|football|movie|recipe)\b", re.I)
 
-NEGATED_CANCEL = re.compile(r"\b(don'?t|do not|no need to|not) cancel\b", re.I)
+NEGATED_CANCEL = re.compile(r"\b(don'?t|do not|no need to|not|never) (cancel|call off)\b", re.I)
 
 INTENTS: list[tuple[str, re.Pattern]] = [
     # "court" as a place to take someone, not a street ("12 Elm Court")
     ("legal", re.compile(r"\b(lawyer|attorney|sue you|legal action|small claims|(?:to|in|into) court)\b", re.I)),
-    ("human", re.compile(r"\b(human|real person|manager|supervisor)\b", re.I)),
+    ("human", re.compile(
+        r"\b(humans?|real person|actual person|live person|a person|managers?|supervisors?|someone senior|"
+        r"(speak|talk|chat) (to|with) (someone|somebody|anyone|a colleague|your boss|a rep)|representative|"
+        r"escalate|escalation|someone (else|higher up|in charge))\b", re.I)),
     ("duplicate_charge", re.compile(
         r"\b(charged (me )?twice|double[- ]charged|two charges|charged two times|duplicate charge)\b", re.I)),
     ("refund_status", re.compile(
         r"\brefund\b[^.?!]*\b(never (showed|shown|arrived|came|posted)|hasn'?t (shown|arrived|come|posted|reached)|"
         r"has not (shown|arrived|come|posted|reached)|not (shown up|arrived|posted)|didn'?t (show|arrive|come|post))"
         r"|\bwhere(?:'s| is) my refund\b", re.I)),
-    ("cancel", re.compile(r"\bcancel\b", re.I)),
+    ("cancel", re.compile(
+        r"\b(cancel|cancell?ed|cancell?ing|cancellation|call (it|that|the order) off|call off|scrap (it|that|the order|order))\b",
+        re.I)),
     ("change_address", re.compile(
-        r"\b(new address|wrong address|change the (shipping )?address|ship it to|have moved|I moved)\b", re.I)),
-    ("damaged", re.compile(r"\b(damaged|broken|cracked|smashed|shattered|dented|stopped working)\b", re.I)),
+        r"\b(new address|wrong address|old address|different address|change (the|my) (shipping |delivery )?address|"
+        r"update (the|my) (shipping |delivery )?address|(ship|send|deliver) (it|them|that|the order) to|"
+        r"have moved|I'?ve moved|I moved|just moved|moved (house|to)|moving (house|to)|relocated|I'?m now at|"
+        r"I now live at|I live at|(should|needs to|must|could|can|to) (go|ship|be sent|be shipped|be delivered) to)\b",
+        re.I)),
+    ("damaged", re.compile(
+        r"\b(damaged|damage|broken|broke|cracked|smashed|shattered|dented|scratched|ripped|crushed|leaking|"
+        r"in pieces|stopped working|doesn'?t work|does not work|not working|won'?t (turn on|work)|faulty|defective)\b",
+        re.I)),
     ("missing_item", re.compile(
-        r"\b(missing from|was missing|wasn'?t in the (box|parcel|package)|not in the (box|parcel|package)|only got)\b",
+        r"\b(missing from|was missing|were missing|is missing|are missing|wasn'?t in the (box|parcel|package)|"
+        r"weren'?t in the (box|parcel|package)|not in the (box|parcel|package)|wasn'?t included|weren'?t included|"
+        r"not included|left out of|only got)\b",
         re.I)),
     ("not_arrived", re.compile(
         r"\b(didn'?t arrive|did not arrive|never arrived|hasn'?t arrived|has not arrived|never came|didn'?t come|"
-        r"never got|didn'?t get|hasn'?t come|nothing came|never showed up|not received)\b", re.I)),
+        r"never got|didn'?t get|hasn'?t come|nothing came|never showed up|not received|haven'?t received|"
+        r"never turned up|hasn'?t turned up|still waiting (for|on))\b", re.I)),
     ("unwanted", re.compile(
-        r"\b(don'?t (want|like|need) it|no longer (want|need)|changed my mind about|don'?t like the)\b", re.I)),
+        r"\b((don'?t|do not) (want|like|need) (it|them|this|that|the)|no longer (want|need)|changed my mind about|"
+        r"send (it|them|this|that) back|return (it|them|this|that|the)|make a return|"
+        r"(not|isn'?t|wasn'?t) (really )?what I (wanted|expected))\b",
+        re.I)),
+    # an address said with nothing else asked: where something should go
+    ("change_address", ADDRESS_RE),
 ]
 # "It didn't arrive, give it back": the subject is a bare "it" and nothing says what.
 AMBIGUOUS_RE = re.compile(r"\bit (didn'?t|did not|never|hasn'?t) (arrive|come|show)", re.I)
 SPECIFIC_RE = re.compile(r"\b(package|parcel|order|box|item|refund|money|charge|O-\d{5})\b", re.I)
+
+
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+# "on June 2", "June 2nd", "2 June", "the 2nd of June": a day of this year the customer names
+MONTH_DAY_RE = re.compile(
+    r"\b(?:(" + "|".join(_MONTHS) + r")\.? (\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)? (?:of )?(" + "|".join(_MONTHS) + r"))\b",
+    re.I,
+)
+
+
+def days_named(text: str, year: int) -> set[str]:
+    """The ISO dates ("2026-06-02") of the month-and-day dates in ``text``, in ``year``."""
+    out = set()
+    for m in MONTH_DAY_RE.finditer(text):
+        month = (m.group(1) or m.group(4)).lower()
+        day = int(m.group(2) or m.group(3))
+        if 1 <= day <= 31:
+            out.add(f"{year}-{_MONTHS.index(month) + 1:02d}-{day:02d}")
+    return out
 
 
 def detect_intent(text: str) -> str | None:
@@ -121,13 +194,15 @@ class Facts:
         self.texts.append(text)
         if m := EMAIL_RE.search(text):
             self.email = m.group(0)
-        if m := ZIP_RE.search(text):
+        if m := ZIP_RE.search(text) or ZIP_AFTER_RE.search(text):
             self.zip = m.group(1)
-        if m := NAME_RE.search(text):
-            self.first, self.last = m.group(1), m.group(2)
+        for m in NAME_RE.finditer(text):
+            if m.group(1) not in NOT_NAMES and m.group(2) not in NOT_NAMES:
+                self.first, self.last = m.group(1), m.group(2)
+                break
         if m := ORDER_RE.search(text):
             self.order_id = m.group(0)
-        if m := ADDRESS_RE.search(text):
+        for m in ADDRESS_RE.finditer(text):  # the last one said wins
             self.address = (m.group(1).strip(), m.group(2).strip(), m.group(3), m.group(4))
         if PREF_REPLACE_RE.search(text):
             self.preference = "replacement"

@@ -104,7 +104,8 @@ def refund_items(
         order_id: The order id.
         item_ids: The order item ids to refund.
         destination: original_payment (posts in about a week) or store_credit (immediate).
-        reason: Why the items are refunded.
+        reason: Why the items are refunded: damaged, missing_item (missing from the parcel), not_delivered
+            (marked delivered, not received), lost_package (lost in transit), wrong_item or other.
     """
     with rows_of(session) as r:
         return _refund_items(r, order_id, item_ids, destination, reason)
@@ -204,7 +205,8 @@ def send_replacement(session: Session, order_id: OrderId, item_ids: ItemIds, rea
     Args:
         order_id: The order id.
         item_ids: The order item ids to replace.
-        reason: Why the items are replaced.
+        reason: Why the items are replaced: damaged, missing_item (missing from the parcel), not_delivered
+            (marked delivered, not received), lost_package (lost in transit) or wrong_item.
     """
     with rows_of(session) as r:
         return _send_replacement(r, order_id, item_ids, reason)
