@@ -1,11 +1,12 @@
 """How real the simulated users read to people: a blind rating packet, and its scores.
 
     python benchmarks/realism.py packet --run scripted=runs/A --run llm=runs/B [--reference people.jsonl]
-                                        [--per-source 20] [--seed 0] --out realism/
+                                        [--reference-tasks] [--tasks ID ...] [--per-source 20] [--seed 0] --out realism/
     python benchmarks/realism.py score --key realism/key.json ratings.csv [more.csv ...] [--json out.json]
 
 ``packet`` takes up to ``--per-source`` episodes from each run (one per task first, then more
-repeats, in a seeded order), plus every conversation of the ``--reference`` file, and writes:
+repeats, in a seeded order; ``--tasks`` or ``--reference-tasks`` keeps only those tasks, so every
+source speaks in the same situations), plus every conversation of the ``--reference`` file, and writes:
 
 * ``packet.txt``: the conversations, shuffled, each headed only ``Conversation 017``: the
   user's and the agent's messages as a person reads them, with the domain's role names
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import fnmatch
 import json
 import random
 import re
@@ -145,6 +147,8 @@ def packet(args) -> int:
             if name == "reference":
                 return _fail("--run: 'reference' is the name of the --reference file's source")
             recs = _episodes(Path(folder))
+            if args.tasks:
+                recs = [r for r in recs if any(fnmatch.fnmatchcase(r.get("task_id", ""), t) for t in args.tasks)]
             if not recs:
                 return _fail(f"--run {spec}: no finished episodes")
             domain = domain or recs[0].get("domain")
@@ -270,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reference", help="person-written conversations (JSON Lines, see the docstring)")
     p.add_argument("--domain", help="the domain (default: the first run's)")
     p.add_argument("--per-source", type=int, default=20, help="episodes per run (default 20)")
+    p.add_argument("--tasks", nargs="+", metavar="ID", help="only these task ids or globs from the runs (e.g. the reference's tasks)")
+    p.add_argument("--reference-tasks", action="store_true",
+                   help="only the tasks the --reference file's conversations are for (the same tasks for every source)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True)
     s = sub.add_parser("score", help="per-source mean ratings with intervals")
@@ -280,6 +287,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "packet" and args.per_source < 1:
         return _fail("--per-source: must be 1 or more")
+    if args.cmd == "packet" and args.reference_tasks:
+        if not args.reference:
+            return _fail("--reference-tasks: needs --reference FILE")
+        try:
+            ids = sorted({it["task_id"] for it in _reference(Path(args.reference)) if it["task_id"]})
+        except (OSError, ValueError) as e:
+            return _fail(str(e))
+        if not ids:
+            return _fail(f"--reference-tasks: {args.reference} names no task_id")
+        args.tasks = [*(args.tasks or []), *ids]
     return packet(args) if args.cmd == "packet" else score(args)
 
 

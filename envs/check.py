@@ -2,7 +2,8 @@
 checked and cross-referenced before any episode, plus the task lint (envs/spec/check.py).
 
 Prints every problem as a ``FILE: field: reason`` line and exits 2, or prints one summary
-line per domain and exits 0. Without ``--domain`` it checks every registered domain; a domain
+line per domain and exits 0. Lint warnings on imported tasks are counted by kind
+(``envs/spec/warning_kinds.py``), each one printed with ``--verbose``. Without ``--domain`` it checks every registered domain; a domain
 whose data is not on this machine (tau-bench's) is reported as skipped, with the reason.
 """
 
@@ -27,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--tasks", nargs="+", default=None, help="check only these task ids or globs (needs --domain)")
     ap.add_argument("--tags", nargs="+", default=None, metavar="TAG", help="check only tasks carrying any of these tags (needs --domain)")
     ap.add_argument("--no-lint", action="store_true", help="cross-references only, without the task lint")
+    ap.add_argument("--verbose", action="store_true",
+                    help="print every lint warning on imported tasks (default: their counts by kind)")
     ap.add_argument("--no-cache", action="store_true",
                     help="check again even if these exact files were checked before (envs/spec/check_cache.py)")
     return ap
@@ -107,8 +110,14 @@ def _check(args: argparse.Namespace, lines: list[str], cacheable: list[bool]) ->
                 report.problems += check_calibration(args.calibration, domain)
             for line in report.problems:
                 print(line)
-            for line in report.warnings:
-                print(f"warning: {line}")
+            if args.verbose:
+                for line in report.warnings:
+                    print(f"warning: {line}")
+            else:
+                from envs.spec.warning_kinds import summary_lines
+
+                for line in summary_lines(report.warnings, [*domain.agent_tools.names(), *domain.user_tools.names()]):
+                    print(line)
             print(report.summary())
             problems += len(report.problems)
     except SpecError as e:

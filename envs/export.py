@@ -1,7 +1,9 @@
-"""``python -m envs.export RUN_DIR --format openai-chat --out FILE.jsonl``: a run's episodes as training data.
+"""``python -m envs.export RUN_DIR --format openai-chat|grpo --out FILE.jsonl``: a run's episodes as training data.
 
-One line per episode (the newest record of each task and repeat), in the OpenAI chat format with the
-reward parts and the episode id (see ``envs.rl.export``). ``--weights outcome=1,violations=-0.1``
+``openai-chat`` (SFT): one line per episode (the newest record of each task and repeat), in the OpenAI
+chat format with the reward parts and the episode id. ``grpo``: one prompt-only line per agent turn,
+``prompt`` the conversation up to that turn, with the episode's reward parts and the turn's (no
+completion; see ``envs.rl.export``). ``--weights outcome=1,violations=-0.1``
 sets the reward parts' weights. The run folder is only read. Bad input: one line, exit 2.
 """
 
@@ -18,14 +20,15 @@ def main(argv: list[str] | None = None) -> int:
     from envs.domain import get_domain
     from envs.errors import SpecError
     from envs.records import EpisodeRecord
-    from envs.rl.export import write_jsonl
+    from envs.rl.export import grpo_rows, write_jsonl
     from envs.rl.rewards import RewardWeights
     from envs.rl.rollout import trajectory
     from envs.run.config import RunConfig
 
     ap = argparse.ArgumentParser(prog="python -m envs.export", description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir", help="a run folder written by python -m envs.run")
-    ap.add_argument("--format", choices=("openai-chat",), default="openai-chat")
+    ap.add_argument("--format", choices=("openai-chat", "grpo"), default="openai-chat",
+                    help="openai-chat: one conversation per episode (SFT); grpo: one prompt-only row per agent turn (default: openai-chat)")
     ap.add_argument("--out", required=True, help="the JSONL file to write")
     ap.add_argument("--weights", default=None, help="reward part weights, e.g. outcome=1,violations=-0.1 (default: outcome=1)")
     args = ap.parse_args(argv)
@@ -54,11 +57,11 @@ def main(argv: list[str] | None = None) -> int:
             trajectory(rec, domain, weights, group=rec.task_id, rollout=rec.repeat, agent_seed=None)
             for _, rec in sorted(newest.items())
         )
-        n = write_jsonl(trajs, Path(args.out))
+        n = write_jsonl(trajs, Path(args.out), grpo_rows if args.format == "grpo" else None)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(json.dumps({"episodes": n, "out": args.out}))
+    print(json.dumps({"episodes": len(newest), "rows": n, "format": args.format, "out": args.out}))
     return 0
 
 

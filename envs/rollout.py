@@ -22,21 +22,21 @@ def build_parser() -> argparse.ArgumentParser:
     from envs.run.llm_flags import add_llm_arguments
 
     ap = argparse.ArgumentParser(prog="python -m envs.rollout", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--domain", required=True)
-    ap.add_argument("--domain-option", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--domain", required=True, help="domain name (support, tutoring, taubench-retail, ...)")
+    ap.add_argument("--domain-option", action="append", default=[], metavar="KEY=VALUE", help="a domain option, validated by the domain (repeatable), e.g. problems=FILE.jsonl")
     ap.add_argument("--tasks", nargs="+", default=None, help="task ids or globs (default: every task)")
     ap.add_argument("--tags", nargs="+", default=None, metavar="TAG", help="only tasks carrying any of these tags (e.g. hard)")
     ap.add_argument("--group-size", type=int, default=8, help="rollouts per task (default 8)")
-    ap.add_argument("--agent", default="scripted")
-    ap.add_argument("--user", default="scripted")
-    ap.add_argument("--judge", default=None)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--agent", default="scripted", help="the policy: scripted[:variant] or a litellm model string (default scripted)")
+    ap.add_argument("--user", default="scripted", help="the simulated user: scripted or a litellm model string (default scripted)")
+    ap.add_argument("--judge", default=None, help="a litellm model string for rules without a check (default: none)")
+    ap.add_argument("--seed", type=int, default=0, help="batch seed; each rollout's user and agent seeds derive from it (default 0)")
     ap.add_argument("--user-seed", choices=("same", "distinct"), default="same",
                     help="same: one user seed for the whole group (default); distinct: one per rollout")
     ap.add_argument("--weights", default=None, help="reward part weights, e.g. outcome=1,violations=-0.1,minefields=-0.5")
     ap.add_argument("--scale-by-std", action="store_true", help="divide advantages by the group's std (GRPO)")
-    ap.add_argument("--concurrency", type=int, default=8)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--concurrency", type=int, default=8, help="rollouts in flight at once (default 8)")
+    ap.add_argument("--out", required=True, help="the JSONL file to write (one rollout a line)")
     add_llm_arguments(ap)
     return ap
 

@@ -35,8 +35,8 @@ _ORDER = ("id", "domain", "description", "persona", "tags", "relies_on", "catche
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m envs.tasks", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--domain", required=True)
-    ap.add_argument("--domain-option", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--domain", required=True, help="domain name (support, tutoring, taubench-retail, ...)")
+    ap.add_argument("--domain-option", action="append", default=[], metavar="KEY=VALUE", help="a domain option, validated by the domain (repeatable), e.g. problems=FILE.jsonl")
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--list", action="store_true", help="list the domain's families and stop")
     what.add_argument("--family", nargs="+", metavar="NAME", help="the families to write (space or comma separated)")

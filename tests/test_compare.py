@@ -38,11 +38,10 @@ def test_compare_two_toy_runs(tmp_path, capsys):
 
 
 @pytest.fixture(scope="module")
-def careful_vs_eager(tmp_path_factory):
+def careful_vs_eager(tmp_path_factory, played_runs):
+    # the support runs test_power compares too, played once a session (tests/conftest.py)
     d = tmp_path_factory.mktemp("cmp")
-    for name, agent in (("a", "scripted:careful"), ("b", "scripted:eager")):
-        assert run_main(["--domain", "support", "--tasks", "sup_*", "--agent", agent, "--out", str(d / name), "--quiet"]) == 0
-    return d / "a", d / "b"
+    return played_runs.copy(played_runs.CAREFUL_SUP2, d / "a"), played_runs.copy(played_runs.EAGER_SUP2, d / "b")
 
 
 def test_compare_lists_every_task_it_found(careful_vs_eager, capsys):
@@ -71,3 +70,40 @@ def test_compare_rules_in_natural_order_with_names(careful_vs_eager, capsys):
     assert compare_main([str(a), str(b)]) == 0
     out = capsys.readouterr().out
     assert out.index("R2 no refund promise") < out.index("R10 ask for missing")
+
+
+def test_compare_draws_the_run_tables_style_within_80_columns(careful_vs_eager, tmp_path):
+    """One table style for every command (a rule under the header, no box), the runs' names on a line
+    of their own, and every line (the power line too) wrapped within the width."""
+    import io
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from envs.report.compare import print_comparison
+
+    a, b = careful_vs_eager
+    # long run names, as a timestamped runs/<id> gives them
+    la, lb = tmp_path / ("careful-" + "x" * 60), tmp_path / ("eager-" + "y" * 60)
+    la.symlink_to(a), lb.symlink_to(b)
+    buf = io.StringIO()
+    print_comparison(compare(la, lb), console=Console(file=buf, width=80, color_system=None))
+    text = buf.getvalue()
+    assert max(len(x) for x in text.splitlines()) <= 80
+    assert not set("┏┃│╭╮┡━") & set(text) and "─" in text  # rich's SIMPLE_HEAD rule, as envs.run draws
+    assert "pass^k, A vs B" in text and "detectable difference" in text
+    assert "inside it" in " ".join(text.split()) or "outside it" in " ".join(text.split())
+
+
+def test_every_command_draws_its_tables_through_one_style():
+    """rich tables are made by envs.report.terminal (line_table / fit_table) only."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    makers = [
+        str(f.relative_to(root))
+        for top in ("envs", "graders", "domains")
+        for f in (root / top).rglob("*.py")
+        if f.name != "terminal.py" and ("from rich.table import" in f.read_text() or "rich.table.Table" in f.read_text())
+    ]
+    assert not makers, f"tables drawn outside envs.report.terminal: {makers}"

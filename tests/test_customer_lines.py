@@ -160,3 +160,26 @@ def test_a_customer_with_a_request_to_come_raises_it_when_asked_in_other_words(s
     say(u, support, t, p, None)
     r = say(u, support, t, p, f"Your order's shipping address is updated. {question}").content
     assert "lamp" in r.lower() and t.scenario.more_requests[0] in r, r  # the refund still to come
+
+
+def test_a_no_to_a_proposal_gives_a_reason_and_no_thanks():
+    """A declined remedy is answered with the customer's own reason, never wrapped in thanks."""
+    import re
+    from pathlib import Path
+
+    from envs.actors.replies import load_replies
+
+    replies = load_replies(Path(__file__).resolve().parents[1] / "domains" / "support")
+    for entry in replies.spec.replies["decline"]:
+        for line in entry.say:
+            assert re.match(r"^(?:Oh,? )?[Nn]o", line) and not re.search(r"thank|appreciate|cheers", line, re.I)
+            assert re.search(r"\b(think|rather|decide|sure|worth|want|hold off|sleep on)\b", line), line
+
+
+def test_an_answer_carries_one_mood_line_after_it():
+    """Answering a question, the customer adds at most one line of its mood, after the answer."""
+    lines = ScriptedLines(prefix=["I am furious."], suffix=["Sort it out!"])
+    en = enact(lines, Point(opening=False, answering=True, cold=True), random.Random(0))
+    assert (en.prefix, en.suffix, en.played) == ("", "Sort it out!", True)
+    en = enact(lines, Point(opening=False, answering=False, cold=True), random.Random(0))
+    assert (en.prefix, en.suffix) == ("I am furious.", "Sort it out!")

@@ -60,7 +60,8 @@ class Terminal:
         self.raw += data.decode("utf-8", "replace")
         return bool(data)
 
-    def expect(self, fragment: str, timeout: float = 60) -> str:
+    # generous limits: a cold start on a busy machine; only a broken prompt waits them out
+    def expect(self, fragment: str, timeout: float = 180) -> str:
         end = time.monotonic() + timeout
         while fragment not in self.text[self.pos:]:
             if time.monotonic() > end or (not self._read(0.2) and self.proc.poll() is not None):
@@ -71,7 +72,7 @@ class Terminal:
     def send(self, line: str) -> None:
         os.write(self.master, (line + "\n").encode())
 
-    def finish(self, timeout: float = 60) -> int:
+    def finish(self, timeout: float = 180) -> int:
         end = time.monotonic() + timeout
         while self.proc.poll() is None and time.monotonic() < end:
             self._read(0.2)

@@ -98,7 +98,7 @@ def test_llm_judge_assertions_are_answered_by_the_judge(server):
         else json.dumps({"verdicts": []})
     )
     role = RoleConfig(spec=JUDGE, api_base=server.url)
-    ctx = make_llm_context({"llm": {"request_timeout": 5, "max_retries": 1, "request_backoff": 0.01}}, {"judge": role})
+    ctx = make_llm_context({"llm": {"request_timeout": 30, "max_retries": 1, "request_backoff": 0.01}}, {"judge": role})
     judge = make_llm_judge(toy, role, ctx)()
     import toy_domain
 

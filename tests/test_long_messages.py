@@ -90,7 +90,8 @@ def test_four_episodes_in_flight_with_long_messages_record_no_timeout(server, tm
     server.behaviours["fake-agent"] = agent
     out = tmp_path / "run"
     rc = main(["--domain", "support", "--tasks", "sup_cancel_after_dispatch", "--repeats", "4", "--concurrency", "4",
-               "--agent", "openai/fake-agent", "--api-base", server.url, "--request-timeout", "10", "--max-retries", "0",
+               "--agent", "openai/fake-agent", "--api-base", server.url, "--request-timeout", "60", "--max-retries", "0",  # generous: 200,000-character replies on a busy machine
+              
                "--retry-errors", "0", "--out", str(out), "--quiet"])
     assert rc == 0
     recs = [json.loads(l) for l in (out / "episodes.jsonl").read_text().splitlines()]

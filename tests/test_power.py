@@ -53,11 +53,9 @@ def test_plan_for_one_run():
     assert q["repeats"] is None and q["tasks"] > 35
 
 
-def _run(tmp_path, name, *extra):
-    from envs.run.cli import main
-
-    assert main(["--domain", "support", "--tasks", "sup_*", "--repeats", "2", "--quiet", "--out", str(tmp_path / name), *extra]) == 0
-    return tmp_path / name
+def _run(played_runs, tmp_path, name, *extra):
+    """A copy of the support run (sup_*, 2 repeats) with these flags, played once a session (tests/conftest.py)."""
+    return played_runs.copy(["--domain", "support", "--tasks", "sup_*", "--repeats", "2", *extra], tmp_path / name)
 
 
 def _flip(src, dst, k):
@@ -74,29 +72,31 @@ def _flip(src, dst, k):
     return dst
 
 
-def test_compare_says_whether_a_difference_is_inside_what_it_could_detect(tmp_path, capsys):
+def test_compare_says_whether_a_difference_is_inside_what_it_could_detect(tmp_path, capsys, played_runs):
     from envs.compare import main as compare
 
-    careful = _run(tmp_path, "careful")
-    eager = _run(tmp_path, "eager", "--agent", "scripted:eager")
+    careful = _run(played_runs, tmp_path, "careful")
+    eager = _run(played_runs, tmp_path, "eager", "--agent", "scripted:eager")
     capsys.readouterr()
     assert compare([str(careful), str(eager), "--json", str(tmp_path / "c1.json")]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # prose lines wrap at the width
     c1 = json.loads((tmp_path / "c1.json").read_text())["power"]
     assert c1["tasks"] == 35 and not c1["inside"] and abs(c1["observed"]) > c1["mde"]
     assert "detectable difference" in text and "outside it" in text
     # one failed trial of 70: a 0.014 difference, inside what 35 tasks x 2 repeats can see
     near = _flip(careful, tmp_path / "near", 1)
     assert compare([str(careful), str(near), "--json", str(tmp_path / "c2.json")]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # prose lines wrap at the width
     c2 = json.loads((tmp_path / "c2.json").read_text())["power"]
     assert c2["inside"] and abs(c2["observed"]) < c2["mde"] and c2["needed"]["tasks"] > 35
     assert "inside it: these runs cannot tell this difference from noise" in text and "to settle" in text
 
 
 def test_run_prints_what_a_5_point_difference_needs(tmp_path, capsys):
-    _run(tmp_path, "r", "--agent", "scripted:eager")
-    text = capsys.readouterr().out
+    from envs.run.cli import main  # played here: the test reads what the command prints
+
+    assert main(["--domain", "support", "--tasks", "sup_*", "--repeats", "2", "--agent", "scripted:eager", "--quiet", "--out", str(tmp_path / "r")]) == 0
+    text = " ".join(capsys.readouterr().out.split())  # prose lines wrap at the width
     assert "power: a 5-point pass^1 difference" in text and "tasks at 2 repeats" in text
 
 
@@ -112,16 +112,16 @@ def _with_split(folder, agent_var: float):
     (folder / "summary.json").write_text(s.model_dump_json())
 
 
-def test_compare_uses_the_agents_own_variance_when_both_runs_have_the_split(tmp_path, capsys):
+def test_compare_uses_the_agents_own_variance_when_both_runs_have_the_split(tmp_path, capsys, played_runs):
     from envs.compare import main as compare
 
-    careful = _run(tmp_path, "careful")
+    careful = _run(played_runs, tmp_path, "careful")
     near = _flip(careful, tmp_path / "near", 1)
     _with_split(careful, 0.0)
     _with_split(near, 0.0)
     capsys.readouterr()
     assert compare([str(careful), str(near), "--json", str(tmp_path / "c.json")]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # prose lines wrap at the width
     c = json.loads((tmp_path / "c.json").read_text())
     v, pw = c["variance"], c["power"]
     # the agent's share is zero: only the task-to-task spread is left, so the MDE shrinks

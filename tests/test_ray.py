@@ -86,7 +86,7 @@ def test_model_concurrency_holds_across_workers():
     try:
         cfg = RunConfig(
             domain="toy", repeats=8, agent="openai/fake-agent", user="openai/fake-user",
-            llm={"api_base": srv.url, "model_concurrency": 2, "request_timeout": 10, "max_retries": 1},
+            llm={"api_base": srv.url, "model_concurrency": 2, "request_timeout": 30, "max_retries": 1},
         )
         plan = [(t, r, 0) for t in sorted(get_domain("toy").tasks) for r in range(8)]
         store = ListStore()

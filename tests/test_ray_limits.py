@@ -16,7 +16,7 @@ from envs.run.cli import main  # noqa: E402
 from envs.run.ray_backend import PASSED_ENV, init_ray  # noqa: E402
 from fake_llm_server import FakeLLMServer, Reply, default_agent  # noqa: E402
 
-FAST = ["--request-timeout", "5", "--max-retries", "2", "--request-backoff", "0.01"]
+FAST = ["--request-timeout", "30", "--max-retries", "2", "--request-backoff", "0.01"]  # generous: the fake server answers at once, a busy machine may not schedule it for seconds
 AGENT, USER, PRICED = "openai/fake-agent", "openai/fake-user", "openai/gpt-4o-mini"
 
 

@@ -11,13 +11,11 @@ from envs.report.terminal import headline
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
 
-def test_the_headline_example_is_the_main_commands(tmp_path):
-    from envs.run.cli import main
-
+def test_the_headline_example_is_the_main_commands(tmp_path, played_runs):
     assert "python -m envs.run --domain support --repeats 8" in README
     shown = " ".join(re.search(r"a headline first \(`([^`]+)`", README).group(1).split())
-    out = tmp_path / "run"
-    assert main(["--domain", "support", "--repeats", "8", "--quiet", "--out", str(out)]) == 0
+    # the main command's run, played once per session (tests/conftest.py; test_simulated_users reads it too)
+    out = played_runs.copy(played_runs.MAIN, tmp_path / "run")
     assert headline(read_summary(out)) == shown
 
 

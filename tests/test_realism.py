@@ -58,3 +58,15 @@ def test_scores_per_source_with_intervals_and_bad_rows_fail(run_dir, tmp_path, c
     assert "bad.csv: row 2: item '999' is not in the key" in capsys.readouterr().err
     (tmp_path / "bad2.csv").write_text(f"rater,item,score\nr1,{a[0]},7\n")
     assert realism.main(["score", "--key", str(out / "key.json"), str(tmp_path / "bad2.csv")]) == 2
+
+
+def test_reference_tasks_keep_every_source_on_the_reference_tasks(run_dir, tmp_path, capsys):
+    ref = tmp_path / "people.jsonl"
+    ref.write_text(json.dumps({"task_id": "sup_change_address", "turns": [{"role": "user", "text": "hi, I moved"}]}) + "\n")
+    out = tmp_path / "same"
+    assert realism.main(["packet", "--run", f"scripted={run_dir}", "--reference", str(ref), "--reference-tasks",
+                         "--per-source", "5", "--out", str(out)]) == 0
+    key = json.loads((out / "key.json").read_text())["items"]
+    assert {v["task_id"] for v in key.values()} == {"sup_change_address"}
+    assert realism.main(["packet", "--run", f"scripted={run_dir}", "--reference-tasks", "--out", str(tmp_path / "x")]) == 2
+    assert "--reference-tasks: needs --reference FILE" in capsys.readouterr().err

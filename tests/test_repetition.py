@@ -58,11 +58,8 @@ def test_no_user_sentences_gives_none():
     assert rep.share is None and rep.max_task_share is None and describe_repetition(rep) == ""
 
 
-def test_run_summary_block_matches_the_records(tmp_path):
-    from envs.run.cli import main
-
-    out = tmp_path / "run"
-    assert main(["--domain", "support", "--repeats", "2", "--out", str(out), "--quiet"]) == 0
+def test_run_summary_block_matches_the_records(tmp_path, played_runs):
+    out = played_runs.copy(played_runs.CAREFUL2, tmp_path / "run")
     s = json.loads((out / "summary.json").read_text())
     recs = [EpisodeRecord.model_validate_json(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     got = s["simulator"]["cross_task_repetition"]

@@ -72,10 +72,9 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def support_run(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("report") / "eager"
-    assert run_main(["--domain", "support", "--tasks", "sup_*", "--repeats", "2", "--agent", "scripted:eager", "--out", str(d), "--quiet"]) == 0
-    return d
+def support_run(tmp_path_factory, played_runs) -> Path:
+    # the eager support run test_power compares too, played once a session (tests/conftest.py)
+    return played_runs.copy(played_runs.EAGER_SUP2, tmp_path_factory.mktemp("report") / "eager")
 
 
 def _page(browser, run: Path, width: int, height: int):

@@ -22,7 +22,7 @@ def test_retail_run_with_llm_actors(tmp_path):
         rc = main([
             "--domain", "taubench-retail", "--taubench-data", str(DATA), "--tasks", "retail-test-000", "retail-test-001",
             "--agent", "openai/fake-agent", "--user", "openai/fake-user", "--api-base", srv.url,
-            "--out", str(out), "--quiet", "--request-timeout", "5", "--max-retries", "1",
+            "--out", str(out), "--quiet", "--request-timeout", "30", "--max-retries", "1",  # generous: the fake server answers at once, a busy machine may not schedule it for seconds
         ])
         assert rc == 0
         recs = [json.loads(l) for l in (out / "episodes.jsonl").read_text().splitlines()]

@@ -153,6 +153,26 @@ def test_rollout_and_export_commands_write_jsonl_that_datasets_loads(tmp_path):
                 assert m["tool_call_id"] in ids
             for c in m.get("tool_calls") or []:
                 assert isinstance(json.loads(c["function"]["arguments"]), dict)
+    # GRPO: one prompt-only row per agent turn, each prompt a prefix of the episode's conversation that
+    # ends where the agent is to speak, the turn rewards of an episode summing to its reward.
+    gr = tmp_path / "grpo.jsonl"
+    from envs.export import main as export_main
+
+    assert export_main([str(run), "--format", "grpo", "--weights", "outcome=1,turns=-0.01", "--out", str(gr)]) == 0
+    grows = [json.loads(x) for x in gr.read_text().splitlines()]
+    by_episode = {x["episode_id"]: x for x in rows}
+    assert {g["episode_id"] for g in grows} == set(by_episode) and all("completion" not in g for g in grows)
+    for eid, sft in by_episode.items():
+        mine = [g for g in grows if g["episode_id"] == eid]
+        msgs = sft["messages"]
+        said = [m for m in msgs if m["role"] == "assistant"]
+        n_turns = sum(1 for m in said if not m.get("tool_calls")) + bool(said and said[-1].get("tool_calls"))
+        assert [g["turn"] for g in mine] == list(range(1, n_turns + 1))
+        for g in mine:
+            assert g["prompt"] == msgs[: len(g["prompt"])] and g["prompt"][-1]["role"] in ("user", "tool")
+            assert msgs[len(g["prompt"])]["role"] == "assistant" and g["tools"] == sft["tools"]
+        assert sum(g["turn_reward"] for g in mine) == pytest.approx(mine[0]["reward"])
+        assert mine[0]["reward_to_go"] == pytest.approx(mine[0]["reward"]) and mine[0]["reward_parts"]["turns"] < 0
     bad = subprocess.run([sys.executable, "-m", "envs.export", str(tmp_path / "nope"), "--out", str(ex)],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "not a run folder" in bad.stderr and "Traceback" not in bad.stderr
@@ -162,11 +182,19 @@ def test_rollout_and_export_commands_write_jsonl_that_datasets_loads(tmp_path):
         ds = datasets.load_dataset("json", data_files=str(f), split="train")
         assert len(ds) == len(f.read_text().splitlines()) and "messages" in ds.column_names
         assert ds[0]["messages"][0]["role"] == "system"
+    ds = datasets.load_dataset("json", data_files=str(gr), split="train")
+    assert len(ds) == len(grows) and {"prompt", "reward", "reward_parts", "turn_reward"} <= set(ds.column_names)
+    assert "completion" not in ds.column_names and ds[0]["prompt"][0]["role"] == "system"
 
 
 def test_export_matches_trls_conversational_format(tmp_path):
-    trl = pytest.importorskip("trl.data_utils", reason="TRL is not installed (it needs torch; not part of the test extras)")
+    trl = pytest.importorskip("trl.data_utils", reason="TRL is not installed: not in the test extras, as `pip install trl` pulls "
+                              "accelerate and torch; `pip install --no-deps trl==1.16.0` is enough for trl.data_utils")
     (g,) = _groups("careful", ["sup_cancel_before_dispatch"], 1)
     from envs.rl.export import line
 
     assert trl.is_conversational(line(g.trajectories[0]))
+    from envs.rl.export import grpo_rows
+
+    rows = grpo_rows(g.trajectories[0])  # GRPOTrainer's prompt-only conversational type
+    assert rows and all(trl.is_conversational(r) and "completion" not in r for r in rows)

@@ -271,10 +271,11 @@ def _pass1(records):
 
 
 @pytest.fixture(scope="module")
-def runs(support):
+def runs(support, played_runs):
     agents = support.scripted_agents
     return {
-        "careful": _run(support, agents["careful"]),
+        # the main command's own run (python -m envs.run --domain support --repeats 8), played once a session
+        "careful": played_runs.records(played_runs.MAIN),
         "eager": _run(support, agents["eager"]),
         "paraphrased": _run(support, lambda: ParaphrasingAgent(agents["careful"](), "support")),
     }

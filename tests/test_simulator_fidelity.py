@@ -144,11 +144,8 @@ def test_tutoring_hook_makes_mistake_with_the_right_answer():
         assert [h.turn for h in simulator_flags(r, task, d)["situation_mismatch"]] == [1]
 
 
-def test_run_summary_block_recounted_by_brute_force(tmp_path, support):
-    from envs.run.cli import main
-
-    out = tmp_path / "run"
-    assert main(["--domain", "support", "--repeats", "2", "--agent", "scripted:eager", "--out", str(out), "--quiet"]) == 0
+def test_run_summary_block_recounted_by_brute_force(tmp_path, support, played_runs):
+    out = played_runs.copy(played_runs.EAGER2, tmp_path / "run")
     s = json.loads((out / "summary.json").read_text())
     recs = [EpisodeRecord.model_validate_json(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     sim = s["simulator"]
@@ -179,11 +176,8 @@ def test_run_summary_block_recounted_by_brute_force(tmp_path, support):
     assert "Simulated user fidelity" in html and "agent-caused" in html
 
 
-def test_careful_run_has_no_flags_on_most_episodes(tmp_path, support):
-    from envs.run.cli import main
-
-    out = tmp_path / "careful"
-    assert main(["--domain", "support", "--agent", "scripted:careful", "--out", str(out), "--quiet"]) == 0
+def test_careful_run_has_no_flags_on_most_episodes(tmp_path, support, played_runs):
+    out = played_runs.copy(played_runs.CAREFUL2, tmp_path / "careful")
     s = json.loads((out / "summary.json").read_text())
     flagged = set().union(*(set(f["episodes"]) for f in s["simulator"]["flags"].values()))
     assert len(flagged) < s["episodes"] / 2

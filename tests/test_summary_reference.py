@@ -11,25 +11,23 @@ import pytest
 from envs.records import EpisodeOutcome
 from envs.report.compare import _trials, task_counts
 from envs.report.summary import summarize
-from envs.run.cli import main as run_main
 from envs.run.config import configure_domain
 from envs.run.store import RunStore
 from summary_reference import reference_summarize
 
-RUNS = {
-    "support-careful": ["--domain", "support", "--agent", "scripted:careful", "--repeats", "2"],
-    "support-eager": ["--domain", "support", "--agent", "scripted:eager", "--repeats", "2"],
-    "tutoring-socratic": ["--domain", "tutoring", "--agent", "scripted:socratic", "--repeats", "2"],
+RUNS = {  # the runs other modules read too (tests/conftest.py: played once a session)
+    "support-careful": "CAREFUL2",
+    "support-eager": "EAGER2",
+    "tutoring-socratic": "SOCRATIC2",
 }
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, played_runs):
     d = tmp_path_factory.mktemp("ref")
     out = {}
     for name, argv in RUNS.items():
-        assert run_main([*argv, "--out", str(d / name), "--quiet"]) == 0
-        out[name] = d / name
+        out[name] = played_runs.copy(getattr(played_runs, argv), d / name)
     # a run with errors: the eager run's records, every third one replayed as an infrastructure
     # error and every fifth as an agent error limit (appended, so the newest record wins)
     store = RunStore(out["support-eager"])

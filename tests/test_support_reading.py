@@ -147,3 +147,15 @@ def test_tools_list_shows_the_allowed_values_of_an_enumerated_argument():
     (line,) = describe_tools([tool.schema()])
     assert "reason: damaged|missing_item|not_delivered|lost_package|wrong_item" in line
     assert "lost_package (lost in transit)" in tool.schema()["function"]["parameters"]["properties"]["reason"]["description"]
+
+
+def test_no_in_an_idiom_of_consent_is_not_a_refusal():
+    """People say yes with a "no" in it ("no need to ask twice", "no problem"): careful must not
+    read those as a refusal, while a plain no still is one."""
+    from domains.support.agents.reading import NO_RE, YES_RE
+
+    for yes in ["Yep, go ahead, no need to ask twice.", "No problem, go ahead.", "Yes, no worries.",
+                "Sure, no rush on my side, do it.", "Yes, it's a no-brainer, do it."]:
+        assert YES_RE.search(yes) and not NO_RE.search(yes), yes
+    for no in ["No, don't.", "No. Leave it as it is.", "Nope, not now.", "no thanks"]:
+        assert NO_RE.search(no), no

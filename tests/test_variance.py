@@ -14,7 +14,7 @@ from envs.records import RunSummary
 from fake_llm_server import STOP, FakeLLMServer, Reply, _say, default_agent, default_user, default_judge
 
 AGENT, USER, JUDGE = "openai/fake-agent", "openai/fake-user", "openai/fake-judge"
-FAST = ["--request-timeout", "5", "--max-retries", "1", "--request-backoff", "0.01"]
+FAST = ["--request-timeout", "30", "--max-retries", "1", "--request-backoff", "0.01"]  # generous: the fake server answers at once, a busy machine may not schedule it for seconds
 
 
 def odd(body: dict) -> bool:

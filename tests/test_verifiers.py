@@ -147,29 +147,99 @@ def test_vf_eval_cli_scores_sitgym_episodes(server, tmp_path):
     assert len(server.completions("fake-agent")) >= 4
 
 
+def readme_vf_eval_command() -> str:
+    """The README's vf-eval command for the local model, as written (``URL`` stands for the base URL
+    ``python -m envs.serve local:smollm2`` prints)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**verifiers (PrimeIntellect).**"):]
+    cmd = re.search(r"as `tests/test_verifiers.py` runs it\):\s*`(vf-eval [^`]+)`", section)
+    assert cmd, "the README's vf-eval command for the local model is gone"
+    return " ".join(cmd.group(1).split())
+
+
+def serve_local_model(tmp_path: Path) -> tuple[subprocess.Popen, str, str]:
+    """``python -m envs.serve local:smollm2`` as the README says to start it: (process, base URL, model)."""
+    import re
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    log = (tmp_path / "serve.out").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "envs.serve", "local:smollm2"], stdout=log, stderr=subprocess.STDOUT,
+                            env=env, cwd=tmp_path)
+    import time
+
+    deadline = time.monotonic() + 600  # generous: loading the weights on a busy machine
+    while time.monotonic() < deadline and proc.poll() is None:
+        m = re.search(r"at (http://127\.0\.0\.1:\d+/v1) as model '([^']+)'", (tmp_path / "serve.out").read_text())
+        if m:
+            return proc, m.group(1), m.group(2)
+        time.sleep(0.2)
+    proc.kill()
+    raise AssertionError(f"envs.serve printed no URL: {(tmp_path / 'serve.out').read_text()[-2000:]}")
+
+
+def _run_readme_command(tmp_path: Path, url: str) -> list[dict]:
+    """The README's vf-eval command, word for word but for ``URL``, run in ``tmp_path``; its traces."""
+    import shlex
+
+    argv = [url if a == "URL" else a for a in shlex.split(readme_vf_eval_command())]
+    script = Path(sys.executable).parent / "vf-eval"
+    argv[0] = str(script) if script.exists() else argv[0]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=3600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    (traces_file,) = tmp_path.glob("outputs/*/traces.jsonl")  # vf-eval's default output folder
+    return _traces([json.loads(line) for line in traces_file.read_text().splitlines() if line.strip()])
+
+
+def test_the_readmes_vf_eval_command_runs_as_written(server, tmp_path):
+    """The README's vf-eval command for the local model, word for word (only ``URL`` replaced), against
+    an OpenAI-compatible server answering as the model it names: every flag parses and takes effect
+    (support's ambiguous-request tasks, one rollout each, sitgym's harness in JSON tool mode with
+    128-token replies), every rollout is scored with sitgym's reward, none errored. The same command
+    on the real local model: ``test_vf_eval_cli_on_the_local_model`` below (the toy domain, to stay
+    within the suite's time) and by hand (see the report)."""
+    import shlex
+
+    command = shlex.split(readme_vf_eval_command())
+    model = command[command.index("--model") + 1]
+    server.behaviours[model] = lambda body: __import__("fake_llm_server").default_agent(body)
+    traces = _run_readme_command(tmp_path, server.url)
+    pattern = command[command.index("--env.taskset.tasks") + 1]
+    assert len(traces) == len(list(load_environment(domain="support", tasks=[pattern]).taskset)) == 3
+    asked = server.completions(model)
+    assert asked and all("response_format" in b and b.get("max_tokens") == 128 for b in asked)  # json tool mode, 128 tokens
+    for t in traces:
+        info = t["info"]["sitgym"]
+        assert info["status"] == "ok", (info.get("error"), t.get("errors"))
+        assert t["info"]["sitgym_record"]["task_id"].startswith("sup_ambig")
+        assert t["rewards"]["outcome"]["score"] == info["outcome"] == t["info"]["sitgym_record"]["reward"]
+
+
 @pytest.mark.slow
 @pytest.mark.local_llm
 def test_vf_eval_cli_on_the_local_model(tmp_path):
-    from envs.llm.backends.llamacpp import LocalServer, available, smollm2_path
+    """vf-eval on the local model served as the README says (``python -m envs.serve local:smollm2``),
+    with the README command's harness options, on the toy domain (support's prompts are long for a
+    135M model on a busy CPU: the README's own command is run against a served endpoint above)."""
+    import shlex
+
+    from envs.llm.backends.llamacpp import available
 
     why = available()
     if why:
         pytest.skip(f"local:smollm2 unavailable: {why}")
-    srv = LocalServer(smollm2_path())
+    command = shlex.split(readme_vf_eval_command())
+    harness = [a for i, a in enumerate(command) if a.startswith("--env.agent.harness.") or command[i - 1].startswith("--env.agent.harness.")]
+    assert "--env.agent.harness.tool-mode" in harness
+    proc, url, model = serve_local_model(tmp_path)
     try:
-        rows = vf_eval(
-            tmp_path,
-            srv.url,
-            srv.alias,
-            "--env.agent.harness.id",
-            "sitgym-verifiers",
-            "--env.agent.harness.tool-mode",
-            "json",
-            "--env.agent.harness.max-tokens",
-            "128",
-        )
+        assert command[command.index("--model") + 1] == model  # the README names the model envs.serve serves
+        rows = vf_eval(tmp_path, url, model, *harness, "--env.agent.harness.request-timeout", "600")  # generous: busy machines
     finally:
-        srv.stop()
+        proc.terminate()
+        proc.wait(60)
     traces = _traces(rows)
     assert traces
     for t in traces:

@@ -40,6 +40,7 @@ Contract, each turn:
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -72,9 +73,17 @@ POINTS_AT_STEP = re.compile(
 )
 ANSWERING = ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer")
 _PROGRESS = re.compile(r"\b(?:worked it out|got it|here's what|figured)\b", re.I)
-_LOST = re.compile(r"\b(?:lost|confused|don't get|no idea|stuck|give up)\b", re.I)
+# a lost or unsure mood, in any of the words the student's lines use for it
+_LOST = re.compile(r"\b(?:lost|confused|don't get|don't understand|no idea|stuck|give up|not following|mixed up|"
+                   r"doesn't make sense|not sure)\b", re.I)
+# a claim of having done the work ("I think I've got it"): said once an episode, and only of new work
+_CLAIM = re.compile(r"\b(?:got it|worked it out|figured it out|done it|solved it|did it|finished it|cracked it)\b", re.I)
+# a sentence that already starts the way people start one: no habitual opener before it
+_SPOKEN_START = re.compile(r"^(?:okay|ok|so|um|erm|well|right|hmm|alright|oh|yeah|yes|yep|listen|honestly|wait|like|see|"
+                           r"i mean|anyway|ugh|sorry|oops|hang on|ah|cool|nice|great|also|plus|and|but)\b", re.I)
 
 
+_PLACEHOLDER = re.compile(r"\{+\w\}+")  # "{x}", "{{w}}": what a line is filled with
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 _SENT_KEEP = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+")  # splits between sentences, keeping every character
 
@@ -130,6 +139,7 @@ class ScriptedStudent:
     openers: list[str] = field(default_factory=list)
     tails: list[str] = field(default_factory=list)
     habit: float = 0.0
+    claimed: bool = False  # has said "I think I've got it" (or the like) this episode
 
     # -- the student's maths ------------------------------------------------------
 
@@ -148,10 +158,11 @@ class ScriptedStudent:
         self.pushes_left = int(cfg.get("pushes", 0) or 0)
         self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
         self.runs_on = turn.rng.random() < 0.5
-        # its voice for the episode: a few habits of its own, used on some of its sentences
+        # its voice for the episode: a few habits of its own, used on some of its messages (a
+        # person's tic shows now and then, not on every sentence)
         self.openers = turn.rng.sample(L.VOICE_OPENERS, 5)
-        self.tails = turn.rng.sample([t for t in L.VOICE_TAILS if t not in (" I think", " or whatever")], 3)
-        self.habit = turn.rng.uniform(0.6, 0.95)
+        self.tails = turn.rng.sample(L.VOICE_TAILS, 2)
+        self.habit = turn.rng.uniform(0.5, 0.85)
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -217,6 +228,8 @@ class ScriptedStudent:
             lines = [ln for ln in lines if "again" not in ln] or lines  # "I got 30 again" needs an earlier 30
         else:
             lines = [ln for ln in lines if not _PROGRESS.search(ln)] or lines  # no new work for an old answer
+        if self.claimed:  # it said it had got it once already: the next answer is just said
+            lines = [ln for ln in lines if not _CLAIM.search(ln)] or lines
         parts.append(self._pick(turn, lines).format(x=value))
         self.stated.append(value)
         self.told.append(value)
@@ -227,10 +240,27 @@ class ScriptedStudent:
         self.quiet_turns = 0
 
     def _pick(self, turn: UserTurn, lines: list[str]) -> str:
-        """One of ``lines``, preferring one whose text the student has not used yet."""
-        said = " ".join(self.said)
-        fresh = [ln for ln in lines if not (ln.split("{")[0] and ln.split("{")[0] in said)] or lines
-        return turn.rng.choice(fresh)
+        """One of ``lines``, preferring one the student has not said yet (none of its sentences,
+        numbers folded, said before this episode), from this task's own few (``_mine``)."""
+        fresh = [ln for ln in lines if not (_keys(_PLACEHOLDER.sub("0", ln)) & self.sentences_said)] or lines
+        return turn.rng.choice(self._mine(turn, fresh))
+
+    @staticmethod
+    def _mine(turn: UserTurn, lines: list[str], n: int = 3) -> list[str]:
+        """The few of ``lines`` this task's student says (its own order of them, the first ``n``):
+        one student's repeats reuse its phrases, as a person does, while another task's student
+        says others, so a run's students do not share a template's sentences. Lines that differ
+        only in punctuation or a number count as one (a template with many such variants would
+        otherwise be drawn far more often than its few distinct sentences)."""
+        groups: dict[str, list[str]] = {}
+        for ln in lines:
+            groups.setdefault(_key(_PLACEHOLDER.sub("0", ln)), []).append(ln)
+        if len(groups) <= n:
+            return list(lines)
+        tid = turn.task.id
+        # a keyed hash, not crc32: crc32 is linear, so its orders for two tasks are much alike
+        order = sorted(groups, key=lambda k: hashlib.blake2b(f"{tid}:{k}".encode(), digest_size=8).digest())
+        return [ln for k in order[:n] for ln in groups[k]]
 
     # -- listening -----------------------------------------------------------------------
 
@@ -366,26 +396,53 @@ class ScriptedStudent:
         return self._out(turn, dims, [self.realised_now], " ".join(parts), "solves_problem")
 
     def _voiced(self, turn: UserTurn, text: str) -> str:
-        """``text`` in this student's voice: some sentences get one of its habitual openers or tails.
-        Never the problem it quotes, nor the line in which it says what it realised."""
-        out = []
+        """``text`` in this student's voice: now and then one sentence of a message gets one of its
+        habitual openers or tails (never both, never an opener before a sentence that already starts
+        as speech does, never a tail after a question). Never the problem it quotes, nor the line in
+        which it says what it realised."""
+        sents = _SENT_KEEP.split(text)
         quotes = 0  # inside the problem it quotes while the count of quote marks so far is odd
-        for sent in _SENT_KEEP.split(text):
+        plain_at = []
+        for i, sent in enumerate(sents):
             inside = quotes % 2 == 1 or '"' in sent
             quotes += sent.count('"')
-            words = sent.split()
-            plain = len(words) >= 3 and not inside and STOP_TOKEN not in sent and "{" not in sent
-            plain = plain and not (self.realised_now and sent in self.realised_now)
-            if plain and turn.rng.random() < self.habit:
-                how = turn.rng.random()
-                if how < 0.7:
-                    head = turn.rng.choice(self.openers)
-                    first = sent if re.match(r"I\b", sent) else sent[:1].lower() + sent[1:]
-                    sent = f"{head[:1].upper()}{head[1:]} {first}"
-                if how > 0.4 and sent[-1] in ".!" and not sent.endswith("..."):
-                    sent = f"{sent[:-1]}{turn.rng.choice(self.tails)}{sent[-1]}"
-            out.append(sent)
-        return " ".join(out)
+            ok = len(sent.split()) >= 3 and not inside and STOP_TOKEN not in sent and "{" not in sent
+            ok = ok and not (self.realised_now and sent in self.realised_now)
+            if ok:
+                plain_at.append(i)
+        if not plain_at:
+            return " ".join(sents)
+        # openers: on some of its plain sentences (never one that already starts as speech does:
+        # "Okay so, um, right, I see" is a stack, not a voice); a tail: now and then, once a message
+        for i in plain_at:
+            # (an opener before a sentence that starts with a marker of its own stays one word:
+            # "Honestly, okay, I got 12" is speech, "Okay so, um, right, I see" a stack)
+            starts = _SPOKEN_START.match(sents[i])
+            stacked = starts and (self._stacked(sents[i]) or len(starts.group(0).split()) > 1)
+            if turn.rng.random() < self.habit and not stacked:
+                head = turn.rng.choice(self.openers)
+                first = sents[i] if re.match(r"I\b", sents[i]) else sents[i][:1].lower() + sents[i][1:]
+                sents[i] = f"{head[:1].upper()}{head[1:]} {first}"
+        if turn.rng.random() < 0.2:
+            i = turn.rng.choice(plain_at)
+            sent = sents[i]
+            if sent[-1] in ".!" and not sent.endswith("..."):
+                sents[i] = f"{sent[:-1]}{turn.rng.choice(self.tails)}{sent[-1]}"
+        return " ".join(sents)
+
+    @staticmethod
+    def _stacked(sent: str) -> bool:
+        """Whether ``sent`` already opens with two spoken markers ("Okay, um, ...")."""
+        words = re.findall(r"[A-Za-z']+", sent)[:2]
+        return len(words) == 2 and all(_SPOKEN_START.match(w) for w in words)
+
+    def _understood(self, turn: UserTurn, said_now: str) -> bool:
+        """Whether this message says it understands (it sees the idea, or the tutor just told it it
+        was right): no lost mood may stand beside that."""
+        if any(x in said_now for x in L.SEES_IDEA):
+            return True
+        msg = turn.agent_message or ""
+        return bool(POSITIVE.search(msg) and not NEGATIVE.search(msg))
 
     def _confirmed(self, turn: UserTurn, msg: str, verdicts: str) -> bool:
         """Whether the tutor says the answer it gave last is right: a verdict word, the answer
@@ -410,7 +467,7 @@ class ScriptedStudent:
 
     def _closing(self, turn: UserTurn) -> str:
         """Its thanks at the end (one of several, drawn with the episode's rng)."""
-        line = self._voiced(turn, turn.rng.choice([x for x in L.THANKS if x not in self.said] or ["Thanks, bye."]) + ".")
+        line = turn.rng.choice(self._mine(turn, [x for x in L.THANKS if x not in self.said] or ["Thanks, bye."]))
         self.said.add(line)
         return f"{line} {STOP_TOKEN}"
 
@@ -422,13 +479,13 @@ class ScriptedStudent:
         # what its first step gave: the step's result, or the wrong value it carries on from (``first_value``)
         first = self.fmt(parse_number(self.cfg.get("first_value") or self.mind["steps"][0]["result"]))
         if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
-            parts.append(turn.rng.choice(L.OPEN_HELP[temper]).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(s=s))
             parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
             self.step_pending = True
             return " ".join(parts), "checks_step"
         if self.cfg.get("step_one") == "state" or self.coincides:  # brings its working along with its answer
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
-            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper])).format(s=s))
             if self.coincides:
                 self.shown_wrong = True  # its working shows the misconception, though its answer is right
                 self._state(turn, x, parts, L.WITH_WORKING)
@@ -449,12 +506,12 @@ class ScriptedStudent:
             return " ".join(parts), "makes_mistake"
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
-            parts.append(turn.rng.choice(L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper]).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper])).format(s=s))
             if played == "frustrated":
                 parts.append(self._mood(turn, "frustrated"))
             self._state(turn, x, parts, L.STATE[played])
             return " ".join(parts), played
-        parts.append(turn.rng.choice(L.OPEN_HELP[temper]).format(s=s))
+        parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(s=s))
         if self.cfg.get("opens_with_attempt") and sit not in ("ambiguous_answer",):
             self._state(turn, x, parts, L.STATE["opening_stuck"])
         if sit == "ambiguous_answer":
@@ -480,7 +537,7 @@ class ScriptedStudent:
     def _mood(self, turn: UserTurn, sit: str) -> str:
         """A line of the situation's own mood (its scripted prefix), to enact it in an opening."""
         if sit in L.MOOD:
-            return turn.rng.choice(L.MOOD[sit][0])
+            return turn.rng.choice(self._mine(turn, L.MOOD[sit][0]))
         s = _situations().get(sit)
         return turn.rng.choice(s.scripted.prefix) if s is not None and s.scripted.prefix else ""
 
@@ -536,7 +593,9 @@ class ScriptedStudent:
             if overdue:
                 self._state(turn, x, parts, L.EXPLAIN_WITH)
         elif sit == "gets_confused":
-            parts.append(self._pick(turn, L.SEES_IDEA if revised else L.CONFUSED))
+            # told it was right ("yes, 12 is right so far"), it is not lost: it asks what comes next
+            praised = bool(POSITIVE.search(msg) and not NEGATIVE.search(msg))
+            parts.append(self._pick(turn, L.SEES_IDEA if revised or praised else L.CONFUSED))
             if overdue:
                 self._state(turn, x, parts, L.CONFUSED_WITH)
         else:  # goes_off_tangent
@@ -572,12 +631,26 @@ class ScriptedStudent:
         suffixes = [""] if opening or not mood[1] else list(mood[1])
         said_now = " ".join([*pre, body])
         realised = bool(self.realised_now) or (bool(self.code) and realisation(self.code, self.mind["statement"]) in said_now)
+        # it says it understands something (what it did wrong, the idea, that it was right): a lost
+        # mood in the same message would contradict it
+        realised = realised or self._understood(turn, said_now)
         # a line already in the message is not said twice; "I think I've got it" does not wrap an
-        # answer it gave before; a lost or frustrated mood does not follow "Oh, I see what I did"
+        # answer it gave before, and is said once an episode (a person does not announce every
+        # answer so); a lost or frustrated mood does not follow "Oh, I see what I did"
         old = self.sentences_said
-        prefixes = [p for p in prefixes if not p or (p not in said_now and _key(p) not in old and not (self.repeating and _PROGRESS.search(p))
+
+        def claim_ok(p: str) -> bool:
+            return not (_CLAIM.search(p) or _PROGRESS.search(p)) or not (self.repeating or self.claimed or _CLAIM.search(body))
+
+        prefixes = [p for p in prefixes if not p or (p not in said_now and _key(p) not in old and claim_ok(p)
                                                       and not (realised and _LOST.search(p)))] or [""]
-        suffixes = [x for x in suffixes if not x or (x not in said_now and _key(x) not in old and not (realised and _LOST.search(x)))] or [""]
+        suffixes = [x for x in suffixes if not x or (x not in said_now and _key(x) not in old and claim_ok(x)
+                                                     and not (realised and _LOST.search(x)))] or [""]
+        prefixes = self._mine(turn, prefixes, 4) if len(prefixes) > 4 else prefixes
+        suffixes = self._mine(turn, suffixes, 4) if len(suffixes) > 4 else suffixes
+        if played in ANSWERING and body and not opening:
+            # the answer plays the situation; a mood line beside it is there only some of the time
+            prefixes += [""] * len(prefixes)
         if dims.get("verbosity") == "terse":
             suffixes = [""]  # the prefix carries the mood; a terse student keeps it
         chatty = dims.get("verbosity") == "chatty"
@@ -589,7 +662,7 @@ class ScriptedStudent:
         asides = [a for a in L.CHATTY if _key(a) not in old] or L.CHATTY
         for filler in fillers:
             for p, s in order:
-                aside = turn.rng.choice(asides) if chatty and (opening or len(self.said) % 3 == 0) else ""
+                aside = turn.rng.choice(self._mine(turn, asides)) if chatty and (opening or len(self.said) % 3 == 0) else ""
                 if p and body and self.runs_on and p[-1] in ".!" and not pre and not filler:
                     # a run-on: the mood and what it did in one breath ("Okay I worked it out, I got 12")
                     head = p[:-1] + ("," if not p[:-1].endswith(",") else "")
@@ -604,7 +677,16 @@ class ScriptedStudent:
         else:
             if text in self.said:
                 text = f"{text} (That's what I have so far, try {len(self.said) + 1}.)"
-        text = self._voiced(turn, text)
+        plain_keys = _keys(text)
+        plain = text
+        for _ in range(6):  # its voice must not turn a sentence into one it said before
+            text = self._voiced(turn, plain)
+            if not (_keys(text) & old):
+                break
+        else:
+            text = plain
+        self.sentences_said |= plain_keys  # as written and as voiced: neither may come again
+        self.claimed |= bool(_CLAIM.search(text.replace(body, " ")) or _CLAIM.search(body))
         self.said.add(text)
         self.sentences_said |= _keys(text)
         return UserReply(text, relabel=played != turn.situation_id, played=played)

@@ -61,8 +61,10 @@ STATE = {  # stating an answer the student believes (plain: no hedge words)
         f"{_OK} my answer is {{x}}[.|!| for this one.| for it.]",
         "I worked it out and got {x}[.|!| for the answer.]",
         "[I'm pretty sure|Pretty sure|I'm fairly sure] it's {x}[.|!| this time.]",
-        "[I did the sums|I did all of it|I went through it] and [I got|I ended up with|it came to] {x}[.|!]",
+        "[I did the sums|I did all of it|I went through it|I did each bit] and [I got|I ended up with|it came to] {x}[.|!]",
         "[The|My] answer [I got |I have |]is {x}[.|!]",
+        f"{_OK} it [comes to|comes out as|works out to|makes] {{x}}[.|!]",
+        "[I put|I wrote|I've put] {x} [as the answer|down|for it|on my sheet][.|!]",
     ),
     "solves_problem": expand(
         "I worked it [all |]out[ again|] and my answer is {x}[.|!]",
@@ -70,16 +72,20 @@ STATE = {  # stating an answer the student believes (plain: no hedge words)
         "I got {x} [in the end|this time|at the end|after all that][.|!]",
         f"{_OK} the answer is {{x}}[.|!| then.| now.]",
         "[I redid it|I went through it again|I did it again|I checked it] and [I got|it came to|I ended up with] {x}[.|!]",
+        f"{_OK} it [comes to|comes out as|works out to] {{x}}[.|!| this time.]",
+        "[I'm going with|I'll say|I'm putting] {x}[.|!| as my answer.| for it.]",
     ),
     "frustrated": expand(
         "I keep getting {x} and [I don't even know if it's right|I bet it's wrong again|it's probably wrong][.|!]",
         "I got {x} but [I'm probably wrong|it's probably wrong|I always mess these up][.|!]",
         "[Ugh, |]I got {x} again and I bet it's wrong[.|!]",
         "[All I have is|All I can get is|I only get] {x}[ and I hate this|, which is probably wrong|].",
+        "[Every time|Whatever I do] I [end up with|get] {x}[ and it's driving me mad|, and I can't tell if it's right|].",
     ),
     "opening_stuck": expand(
-        "I got {x} [but I'm stuck|but then I got stuck|and then I got stuck|and now I'm stuck][.|!]",
-        "[I have|I've got] {x} [so far |]but [I'm stuck|I don't know if that's it][.|!]",
+        "I got {x} [but I'm stuck|but then I got stuck|and then I got stuck|and now I'm stuck|and then I didn't know what to do][.|!]",
+        "[I have|I've got] {x} [so far |up to now |]but [I'm stuck|I don't know if that's it|I'm not sure it's the end|I can't see what's next][.|!]",
+        "[I started and|I tried and|I had a go and] [got|ended up with] {x}, [but that's as far as I got|then I got stuck|and then I stopped][.|!]",
     ),
 }
 HEDGE = expand("[maybe|Maybe] it's [like |]{x}?", "I think it's {x}, or something?", "[is it|Is it] {x}[ maybe|, maybe]?",
@@ -126,14 +132,15 @@ DONT_KNOW = expand("I don't know.", "I don't know that.", "No idea, sorry.", "[U
 SLIP_FIXED = expand("Oh, I added wrong at the end[.|!]", "Oh wait, I messed up the last bit of arithmetic[.|!]",
                     "Hang on, I made a silly mistake in the last sum[.|!]", "[Oops|Oh no], I [slipped|messed up] on the last [sum|bit][.|!]")
 SUBMITTED = expand("Okay, I submitted {x}[.|!]", "I put {x} in the system[.|!]", "Done, I submitted {x}[.|!]")
-CHATTY = expand("I read the problem [a few times|twice|three times] before I asked[.|!]",
-                "I [really |]want to get this one right[.|!]", "I'll tell you what I did if you want[.|!]",
-                "Word problems always take me a while[.|!]", "I [like|don't mind] the ones with [numbers|money|stories] in them[.|!]",
-                "I wrote it all out on [paper|my page|scrap paper] first[.|!]")
+CHATTY = expand("I read the problem [a few times|twice|three times|over and over] before I [asked|wrote to you|started][.|!]",
+                "I [really |]want to get this one right[.|!| this time.]", "I'll tell you what I did if you want[.|!]", "I can show you my working if [it helps|you want][.|!]",
+                "[Word problems|Story problems|These long ones] always take me [a while|ages|forever][.|!]",
+                "I [like|don't mind|quite like] the ones with [numbers|money|stories|shopping] in them[.|!]",
+                "I wrote it all out on [paper|my page|scrap paper|the back of a sheet] first[.|!]",
+                "I [drew a picture|made a little table|underlined the numbers] [to help|first|before I started][.|!]")
 # Its thanks when the tutor confirms its right answer (many, so no two episodes' endings need match).
-THANKS = expand("[Yes|Yay|Oh good|Great|Nice|Cool|Phew|Awesome][!|.|, finally.] [Thank you|Thanks|Thanks a lot|Thank you so much][,|!|.] "
-                "[that makes sense now|that helped|that really helped|I get it now|I understand it now|that was useful|]",
-                )
+THANKS = expand("[Yes|Yay|Oh good|Great|Nice|Cool|Phew|Awesome][!|.|, finally.] [Thank you|Thanks|Thanks a lot|Thank you so much]"
+                "[!|.] [|That makes sense now.|That helped.|That really helped.|I get it now.|I understand it now.|That was useful.|Now I see it.]")
 FILLERS = ["Okay.", "Hmm.", "Um, so.", "Right.", "Sorry.", "Well.", "So."]
 # The moods of the situations, in many words (the situation file's lines are the short versions).
 K = "[Okay|Alright|Right|So|Hmm|Um|Well|Oh|Yeah|Ok so]"  # a spoken opener, many ways
@@ -151,7 +158,7 @@ MOOD = {
                              "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think] that's [it|right|the answer][| this time| now]."),
                       ),
     "solves_problem": (expand(f"{K}, I [think I|reckon I|finally|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last]."),
-                       expand("", "[Did I get it|Is that it|Is that right|Am I right|Right?|Yes?|Correct?]")),
+                       expand("", "[Did I get it?|Is that it?|Is that right?|Am I right?|Right?|Yes?|Correct?]")),
     "pushes_for_answer": (expand(f"{K}, can you just tell me the answer[| please| already| now]?", "Just give me the answer[, please|, okay|][| already| now].",
                                  "Why can't you just tell me[| the answer| what it is]?"),
                           expand("It would be [way|so much|a lot] faster[| that way| like that].", "My friend's tutor just tells [him|her|them][| the answer].",
@@ -173,9 +180,12 @@ SEES_IDEA = expand("I think I see the idea, but I'm not sure what to do with it[
 # Openings that bring no answer (a situation played with nothing stated yet).
 OPEN_PUSH = expand("Can you just tell me what the answer is?", "[Honestly, |Please, |]just tell me the answer[.|?]",
                    "Can you just give me the answer[| to this one]?")
-OPEN_NEXT = expand("I don't know what to do next[.|!]", "I'm stuck on what comes next[.|!]", "I don't know how to go on from there[.|!]")
-OPEN_LOST = expand("I don't really get what it's asking[.|!]", "I don't [understand|get] what I'm supposed to find[.|!]",
-                   "I'm not sure what it wants me to do[.|!]")
+OPEN_NEXT = expand("[I don't know|I'm not sure|I can't see|No idea] what to do [next|after that|from there|with it now][.|!]",
+                   "I'm stuck on [what comes next|the next bit|the next part|where to go from there][.|!]",
+                   "I don't know how to [go on|carry on|keep going] from [there|that|that point|here][.|!]",
+                   "[That's as far as I got|I got that far|That's where I stopped][, then I got stuck| and then I was stuck|, and then nothing][.|!]")
+OPEN_LOST = expand("I don't [really |]get what it's [asking|asking for|asking me][.|!]", "I don't [understand|get|know] what I'm supposed to [find|work out|get][.|!]",
+                   "I'm not sure what it wants me to [do|find|work out][.|!]", "[I've read it|I read it] [twice|a few times|over and over] and I still don't [get it|know what to do][.|!]")
 OPEN_EXPLAIN = expand("Can you explain how you even start a problem like this?", "How do you even start [one like this|these|this kind of problem]?")
 OPEN_SKIP = expand("I kind of want to skip it[.|!]", "[Honestly, |]I'd rather skip this one[.|!]", "Can I skip it? I don't want to do this one[.|!]")
 OPEN_UNFINISHED = expand("I haven't finished it[.|!]", "I haven't [got|gotten] very far[.|!]", "I only started it[.|!]")
@@ -214,24 +224,37 @@ WITH_WORKING = expand("I did {{w}} and got {x}[.|!]", "I worked out {{w}}, so it
 AFTER_STEP = expand("For the first part I got {{r}}, and then I got {x}[.|!]", "First I got {{r}}, and my answer is {x}[.|!]",
                     "I had {{r}} after the first bit, and then I got {x} at the end[.|!]",
                     "[The first part came to|The first bit gave me] {{r}}, [and then I got|and the answer I got is] {x}[.|!]")
-ASK_STEP = expand("I worked out the first part and got {r}. [Is that right so far?|Is that okay so far?|Is that right before I go on?]",
-                  "So far I have {r} for the first bit. [Is that okay before I go on?|Can you check that so far?]",
-                  "I got {r} for the first part. Can you check that before I do the rest?")
-GO_ON = expand("[Okay|Alright|Cool], so then I did the next part and got {x}[.|!]", "Then for the rest I got {x}[.|!]",
-               "Going on from there, I got {x}[.|!]", "[Okay, |]after that [part|bit] I got {x}[.|!]")
-DRIFT = expand("Oh wait, before that, I just remembered my cousin visits [tomorrow|this weekend]!",
-               "Sorry, random thought: I really want to learn [skateboarding|to juggle|to swim better].",
-               "Oh, can I tell you about the dream I had last night? It was so weird.",
-               "Hold on, it's [raining|snowing] really hard here now.")
-RESUME = expand("[Okay|Right|Anyway], sorry, back to the problem.", "Right, back to where I was.", "Sorry about that. So, where I was:")
-REDO = expand("[So doing it properly|Let me do it the right way|So the real working is|Doing it again properly]: {w}.")
-SAME_ANSWER = expand("That's still {x}, but now I know why[.|!]", "So it's {x} again, for the right reason this time[.|!]",
-                     "It still comes out as {x}[.|!| that way.]")
+ASK_STEP = expand("I worked out the first [part|bit|step] and got {r}. [Is that right so far?|Is that okay so far?|Is that right before I go on?|Is that okay?]",
+                  "So far I have {r} for the first [bit|part|step]. [Is that okay before I go on?|Can you check that so far?|Does that look right?]",
+                  "I got {r} for the first [part|bit]. [Can you check that before I do the rest?|Is that right before I carry on?|Should I keep going from there?]",
+                  "[For the first step|For the first bit|To start with] I got {r}. [Am I on the right track?|Is that the right start?|Does that look okay?]")
+GO_ON = expand("[Okay|Alright|Cool], so then I did the next [part|bit|step] and got {x}[.|!]", "Then for the rest I got {x}[.|!]",
+               "Going on from there, I got {x}[.|!]", "[Okay, |]after that [part|bit|step] I got {x}[.|!]", "[So then|Then] I carried on and [got|ended up with] {x}[.|!]",
+               "[From there|After that] the rest [gave me|came to] {x}[.|!]")
+# A tangent is about the student's own day (a pet, food, weather, a game, a plan), never a fact of the
+# problem; many of them, so no two episodes need drift the same way.
+DRIFT = expand("Oh wait, before that, [I just remembered|guess what,|I forgot to say] [my cousin visits|we're going to the beach|it's pizza night|"
+               "there's a new episode of my show|we might get a puppy] [tomorrow|this weekend|tonight|on Saturday]!",
+               "Sorry, random thought: I [really want to|wish I could|am going to] learn [skateboarding|to juggle|to swim better|the guitar|"
+               "to draw comics|chess|to do a cartwheel|to bake bread].",
+               "Oh, can I tell you about [the dream I had|the film I saw|the game I played|the weird bug I found] [last night|yesterday|at the weekend]? "
+               "It was so [weird|funny|good|cool].",
+               "Hold on, it's [raining|snowing|hailing|pouring] [really hard|like crazy|so much] [here|outside] [now|right now|].",
+               "Whoa, it's [so|really|super] [windy|foggy|dark|sunny] [outside|here] [now|all of a sudden|today].",
+               "Wait, [do you|did you ever] [play|watch|like] [Minecraft|football|cartoons|board games|dinosaur films]?",
+               "Ooh, [I can smell|someone's making] [pancakes|toast|popcorn|cookies|dinner] [downstairs|in the kitchen|next door].",
+               "By the way, I got a new [bike|backpack|pair of trainers|pencil case|book] [yesterday|this week|at the weekend]!",
+               "[Sorry,|Hang on,|Oops,] my [cat|dog|hamster|rabbit] [just jumped on the table|is chewing my pencil|wants to play|knocked my drink over].")
+RESUME = expand("[Okay|Right|Anyway|Sorry|Oops], [sorry, |]back to the [problem|maths|question|sum][.|!]", "Right, back to where I was[.|!]",
+                "[Sorry about that|Sorry|Okay, I'm back]. So, where I was:", "[Anyway|Okay|Right], where was I[?| with this?]")
+REDO = expand("[So doing it properly|Let me do it the right way|So the real working is|Doing it again properly|Done the right way, it's|Properly, it goes]: {w}.")
+SAME_ANSWER = expand("[That's|It's] still {x}, but now I [know|see|get] why[.|!]", "So it's {x} again, [for the right reason this time|but the right way this time|but now it makes sense][.|!]",
+                     "It still comes out as {x}[.|!| that way.| when I do it properly.]", "[Same answer|Same number], {x}, but [the working's right now|I did it properly now|now I know why][.|!]")
 
 # --- its voice: habits one student has for a whole episode (another student has others) -------------
 # Words put before or after a sentence, never a hedge ("maybe", "I guess") or a fact.
-VOICE_OPENERS = ["honestly,", "okay so", "like,", "um,", "so basically", "wait,", "ok,", "right, so", "hmm,", "I mean,",
-                 "see,", "well,", "alright,", "so yeah,", "oh,", "listen,", "yeah,", "ugh,", "okay, um,", "so like,", "anyway,",
-                 "erm,", "so, um,", "oh wait,", "and,", "plus,", "also,", "ok ok,"]
-VOICE_TAILS = [", lol", ", haha", " though", ", honestly", ", to be fair", ", anyway", ", you know", " I think", " for sure",
-               ", right", " or whatever", " then", " now", ", okay", " btw", ", ok", ", like", " tbh", ", yeah", " today"]
+# Only words that fit before or after any plain sentence: no "anyway" (a change of subject), no
+# "today" or "now" (a claim about time), no "to be fair" (an answer to an objection nobody made).
+VOICE_OPENERS = ["honestly,", "okay so", "like,", "um,", "so basically", "ok,", "right, so", "hmm,", "I mean,",
+                 "well,", "alright,", "so yeah,", "yeah,", "okay, um,", "so like,", "erm,", "so, um,", "ok ok,"]
+VOICE_TAILS = [", lol", ", haha", ", honestly", ", you know", " tbh", " haha"]

@@ -116,4 +116,8 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
                 out.append(mine[int(pick * len(mine)) % len(mine)])
         else:
             out.append(ok[int(pick * len(ok)) % len(ok)])
+    if not at.opening and at.answering and out[0] and out[1]:
+        # a person answering a question answers, with at most one remark in the mood after it:
+        # not "Are you kidding me? Email's x. Sort it out!" around every reply
+        out[0] = ""
     return Enacted(realise(out[0], at.key), realise(out[1], at.key), played, tuple(x for x in out if x))

@@ -36,12 +36,14 @@ DEFAULTS: dict[str, list[str]] = {
     "what_needed": ["What do you need from me?", "Sure, what do you need?"],
     # yes to a proposed change; later variants for a conversation that agrees to several changes
     "accept": ["Yes, please go ahead.", "Yes, please do that.", "Yes, go ahead with that one too."],
+    # no to a proposed change, with a reason of the user's own
+    "decline": ["No, please don't do that. I'd rather think it over first.", "No, leave it for now. I want to think about it."],
 }
 
 
 # A domain's own ScriptedWords line that stands for a kind of reply (used when replies.yaml has none).
 WORDS_FIELD = {"acknowledge": "what_now", "dont_know": "unsure", "push_back": "doubt", "accept_refusal": "give_up",
-               "stuck": "stuck", "accept": "accept"}
+               "stuck": "stuck", "accept": "accept", "decline": "decline"}
 
 
 class ReplyLines(Spec):

@@ -186,7 +186,10 @@ class ScriptedUser:
                 parts.append(self._variant(replies, "accept", dims))
                 self.pending = True
             else:
-                parts.append(say.decline)
+                # a no with the customer's own reason (no thanks before it, no mood line around it:
+                # "Sure. No, don't." and "I appreciate it" beside a no contradict it)
+                no = self._variant(replies, "decline", dims)
+                return self._reply(turn, say, dims, "", " ".join([*parts, no]), "", False, None)
         elif sc.done_when and not turn.goal_changes and _has_any(msg, sc.done_when):
             # for a goal that changes the state, the state decides (goal_met), not the agent's words
             self.pending = False

@@ -123,18 +123,16 @@ def compare(a_dir: Path, b_dir: Path) -> dict:
 def print_comparison(c: dict, alpha: float = 0.05, console=None, top: int | None = None) -> None:
     """Print the comparison; ``top`` caps each of the better / worse lists (and says how many it left out)."""
     from rich.console import Console
-    from rich.table import Table
 
     from envs.report.terminal import Col, fit_table, plural
 
     console = console or Console()
-    t = Table(title=f"{c['domain']}: A = {c['a']}  vs  B = {c['b']}")
-    for col in ("k", "pass^k A", "pass^k B", "change"):
-        t.add_column(col, justify="right")
+    # The runs' names on a line of their own (wrapped, never squeezed into a table title).
+    console.print(f"[bold]{c['domain']}[/bold]: A = {c['a']}  vs  B = {c['b']}", highlight=False)
     ka, kb = c["pass_hat_k"]["a"] or {}, c["pass_hat_k"]["b"] or {}
-    for k in sorted(set(ka) & set(kb), key=int):
-        t.add_row(k, f"{ka[k]:.3f}", f"{kb[k]:.3f}", f"{kb[k] - ka[k]:+.3f}")
-    console.print(t)
+    rows = [[k, f"{ka[k]:.3f}", f"{kb[k]:.3f}", f"{kb[k] - ka[k]:+.3f}"] for k in sorted(set(ka) & set(kb), key=int)]
+    cols = [Col("k", "right"), Col("pass^k A", "right"), Col("pass^k B", "right"), Col("change", "right")]
+    console.print(fit_table("pass^k, A vs B", cols, rows, console.width))
     tk = c["tasks"]
     if tk["compared"]:
         sig = "significant" if tk["p_value"] < alpha else "not significant"
@@ -143,7 +141,7 @@ def print_comparison(c: dict, alpha: float = 0.05, console=None, top: int | None
             f"(paired permutation p = {tk['p_value']:.3g}, {sig} at {alpha}); "
             f"{plural(len(tk['better']), 'task')} better, {len(tk['worse'])} worse; "
             f"{plural(c['errors']['a'], 'error')} in A, {c['errors']['b']} in B",
-            soft_wrap=True, highlight=False,
+            highlight=False,  # wrapped by rich at spaces, at the terminal's width
         )
     _print_power(c, console)
     for label, rows in (("worse", tk["worse"]), ("better", tk["better"])):
@@ -235,7 +233,7 @@ def _print_mde(pw: dict, console) -> None:
             line += f"; to settle {abs(obs):.3f}: {n['tasks']} tasks at these repeats, or {reps}"
     else:
         line += "outside it"
-    console.print(line, soft_wrap=True, highlight=False)
+    console.print(line, highlight=False)
 
 
 def _print_variance(c: dict, console) -> None:
@@ -250,18 +248,18 @@ def _print_variance(c: dict, console) -> None:
             n = v["needed"]
             reps = f"{n['repeats']} repeats" if n["repeats"] else "no number of repeats"
             line += f"; to settle it: {n['tasks']} tasks, or {reps}"
-        console.print(line, soft_wrap=True, highlight=False)
+        console.print(line, highlight=False)
     elif v:
-        console.print(f"variance split: {v['note']}", soft_wrap=True, highlight=False)
+        console.print(f"variance split: {v['note']}", highlight=False)
 
 
 def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     ap = argparse.ArgumentParser(prog="python -m envs.compare", description="Compare two runs: A (before) and B (after).")
-    ap.add_argument("a")
-    ap.add_argument("b")
-    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("a", help="run folder A (before)")
+    ap.add_argument("b", help="run folder B (after)")
+    ap.add_argument("--alpha", type=float, default=0.05, help="significance level the p-values are marked against (default 0.05)")
     ap.add_argument("--json", default=None, help="also write the comparison as JSON here")
     ap.add_argument("--top", type=int, default=None, help="list at most N tasks better and N worse (default: all)")
     args = ap.parse_args(argv)

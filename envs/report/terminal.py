@@ -58,11 +58,18 @@ class Col:
     drop: int = 0  # > 0: may be left out on a narrow terminal, the highest first
 
 
-def fit_table(title: str, cols: list[Col], rows: list[list[str]], width: int, note_dropped: bool = True):
-    """A rich Table of ``rows`` that fits ``width``: one line per row, headers whole."""
+def line_table(title: str | None = None, **kw):
+    """An empty rich Table in the one style every command draws: a rule under the header, no box,
+    the title on the left (``fit_table`` fills one to a width; ``kw`` goes to ``rich.table.Table``)."""
     from rich import box
     from rich.table import Table
 
+    style = dict(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False, title_justify="left")
+    return Table(title=title, **{**style, **kw})
+
+
+def fit_table(title: str, cols: list[Col], rows: list[list[str]], width: int, note_dropped: bool = True):
+    """A rich Table of ``rows`` that fits ``width``: one line per row, headers whole."""
     cols, rows = list(cols), [list(r) for r in rows]
     dropped: list[str] = []
 
@@ -92,7 +99,7 @@ def fit_table(title: str, cols: list[Col], rows: list[list[str]], width: int, no
         extra = max(0, min(left, natural(i) - widths[i]))
         widths[i] += extra
         left -= extra
-    t = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False, title_justify="left")
+    t = line_table(title)
     for i, c in enumerate(cols):
         t.add_column(c.header, justify=c.justify, no_wrap=True, overflow="ellipsis", width=widths[i])
     for r in rows:

@@ -318,7 +318,7 @@ def print_power_plan(summary, console, delta: float = 0.05) -> None:
         f"needs {plan['tasks']} tasks at {plan['run_repeats']:g} repeats, {reps}; this run detects "
         f"{'more than 1 (nothing)' if plan['mde'] > 1 else format(plan['mde'], '.3f')} "
         f"(the method and its assumptions: graders.power)",
-        soft_wrap=True, highlight=False,
+        highlight=False,  # wrapped by rich at spaces, at the terminal's width
     )
 
 

@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="budget: designed episodes played plus episodes re-judged (each re-judgement counts one)")
     ap.add_argument("--out", default=None, help="the new folder (default RUN-variance)")
     ap.add_argument("--concurrency", type=int, default=4, help="chains (one base's replays) in flight at once (default 4)")
-    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no progress lines while the runs play")
     add_llm_arguments(ap)  # --cache DIR, api bases, temperatures: as the run's, overridable
     return ap
 
@@ -194,7 +194,7 @@ def _fig(f, digits: int = 3, unit: str = "tasks") -> str:
 
 
 def print_split(rep, console) -> None:
-    from rich.table import Table
+    from envs.report.terminal import line_table
 
     from envs.report.summary import natural_key
 
@@ -226,7 +226,7 @@ def print_split(rep, console) -> None:
         )
         console.print(f"pass^k plain (the run): {plain}", highlight=False, soft_wrap=True)
         console.print(f"pass^k with the user's share out (agent arm, user held): {agent}", highlight=False, soft_wrap=True)
-    t = Table(title="per task: outcome variance per trial")
+    t = line_table("per task: outcome variance per trial")
     for c in ("task", "all repeats", "user (agent held)", "agent (user held)", "pass^1 agent arm"):
         t.add_column(c, justify="left" if c == "task" else "right")
     f3 = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
@@ -235,7 +235,7 @@ def print_split(rep, console) -> None:
                   f3(vt.agent_var) + (f" ({vt.agent_successes}/{vt.agent_replays})" if vt.agent_replays else ""), f3(vt.pass_hat_k_agent.get("1")))
     console.print(t)
     if rep.judge:
-        t = Table(title=f"verdicts re-judged {d.rejudge} times, transcript frozen: share that flips (95% bootstrap over replies)")
+        t = line_table(f"verdicts re-judged {d.rejudge} times, transcript frozen: share that flips (95% bootstrap over replies)")
         for c in ("rule", "source", "replies", "re-judged", "flips", "share"):
             t.add_column(c, justify="left" if c in ("rule", "source") else "right")
         for rid in sorted(rep.judge, key=natural_key):

@@ -29,10 +29,10 @@ def _na_cell(s: dict) -> str:
 
 def print_report(cal: dict, console=None) -> None:
     from rich.console import Console
-    from rich.table import Table
+    from envs.report.terminal import line_table
 
     console = console or Console()
-    t = Table(title=f"judge calibration: {cal.get('judge')} on {cal['overall']['items']} gold replies")
+    t = line_table(f"judge calibration: {cal.get('judge')} on {cal['overall']['items']} gold replies")
     for col in ("rule", "accuracy", "w/o rule examples", "correct/items", "false VIOLATED", "false FOLLOWED", "strict:lenient",
                 "n/a: agreed/gold (false n/a, false applicable)", "needs review", "trust"):
         t.add_column(col)
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     from graders.calibrate import sets
 
     ap = argparse.ArgumentParser(prog="python -m graders.calibrate", description="Measure a judge on a domain's gold set.")
-    ap.add_argument("--domain", required=True)
+    ap.add_argument("--domain", required=True, help="domain name (support, tutoring, taubench-retail, ...)")
     ap.add_argument("--judge", required=True, help="a litellm model string, or 'checks' for the deterministic checks")
     ap.add_argument("--gold", default=None, help="gold set file in the domain's format (PATH or yaml:PATH), or NAME:PATH "
                     "for a source the domain declares (e.g. mrbench:FILE); default: domains/<d>/gold.yaml")
@@ -77,18 +77,18 @@ def main(argv: list[str] | None = None) -> int:
                     "default: domains/<d>/gold_heldout.yaml when it exists and --gold is not given")
     ap.add_argument("--write-check-calibration", action="store_true",
                     help="with --judge checks: store the checks' held-out error in domains/<d>/check_calibration.json")
-    ap.add_argument("--out", default="calibration.json")
-    ap.add_argument("--threshold", type=float, default=0.8)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="calibration.json", help="where to write the measurement as JSON (default calibration.json)")
+    ap.add_argument("--threshold", type=float, default=0.8, help="a rule whose agreement with the gold set is below this is untrustworthy (default 0.8)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the order the gold items are judged in (default 0)")
     ap.add_argument("--extend", action="store_true", help="have --judge's model write gold items for missing pairs first")
-    ap.add_argument("--api-base", default=None)
-    ap.add_argument("--judge-api-base", default=None)
+    ap.add_argument("--api-base", default=None, help="OpenAI-compatible server for the judge (vLLM, llama.cpp, Ollama)")
+    ap.add_argument("--judge-api-base", default=None, help="server for the judge only (overrides --api-base)")
     ap.add_argument("--client", choices=("auto", "litellm", "direct"), default=None, help="as in envs.run.cli (default auto)")
     ap.add_argument("--judge-tool-mode", choices=("native", "json"), default=None, help="json: verdicts through response_format")
-    ap.add_argument("--judge-temperature", type=float, default=None)
-    ap.add_argument("--judge-max-tokens", type=int, default=None)
-    ap.add_argument("--cache", default=None)
-    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--judge-temperature", type=float, default=None, help="judge temperature (default 0)")
+    ap.add_argument("--judge-max-tokens", type=int, default=None, help="judge max tokens per reply (local: 256)")
+    ap.add_argument("--cache", default=None, metavar="DIR", help="on-disk response cache: a rerun replays answers with no request")
+    ap.add_argument("--concurrency", type=int, default=8, help="judge requests in flight at once (default 8)")
     args = ap.parse_args(argv)
     console = Console()
     try:

@@ -83,9 +83,9 @@ def _f(x: float | None, pct: bool = False) -> str:
 
 
 def print_side_by_side(sides: dict[str, dict], console, judge: str) -> None:
-    from rich.table import Table
+    from envs.report.terminal import line_table
 
-    t = Table(title=f"{judge}: development set vs held-out set")
+    t = line_table(f"{judge}: development set vs held-out set")
     for col in ("rule", "dev acc.", "held-out acc.", "false VIOLATED", "false FOLLOWED", "strict:lenient", "needs review", ""):
         t.add_column(col)
     for rid, s in sides.items():
@@ -129,9 +129,9 @@ def agreement_report(rows: list[dict]) -> dict[str, Any]:
 
 
 def print_agreement(agr: dict[str, Any], info: dict[str, Any], console, judge: str) -> None:
-    from rich.table import Table
+    from envs.report.terminal import line_table
 
-    t = Table(title=f"{judge}: agreement with people ({info.get('source', 'gold')})")
+    t = line_table(f"{judge}: agreement with people ({info.get('source', 'gold')})")
     for col in ("rule", "items", "agreement", "kappa", "kappa (decided)", "gold F: F/V/N/other", "gold V: F/V/N/other",
                 "gold N: F/V/N/other"):
         t.add_column(col)

@@ -37,8 +37,9 @@ YES_RE = re.compile(
     r"(?<!\bnot )please(?!\s+(?:don'?t|do not|wait|stop|hold|no)\b))\b",
     re.I,
 )
+# "no" in an idiom of consent ("no need to ask twice", "no problem", "no worries") refuses nothing
 NO_RE = re.compile(
-    r"\b(no|nope|nah|don'?t do (that|it)|do not do (that|it)|don'?t (go ahead|bother)|hold off|rather not|"
+    r"\b(no(?![\s-]+(?:need|problem|problems|worries|rush|doubt|question|brainer)\b)|nope|nah|don'?t do (that|it)|do not do (that|it)|don'?t (go ahead|bother)|hold off|rather not|"
     r"not yet|leave it)\b",
     re.I,
 )
