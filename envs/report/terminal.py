@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envs.records import RunSummary
+from envs.table_style import line_table  # noqa: F401  (the one style; drawn here and by the graders)
 from envs.report.rule_names import rule_label
 from envs.report.summary import natural_key
 from graders.repetition import describe_repetition
@@ -56,16 +57,6 @@ class Col:
     flexible: bool = False  # takes the room left; its cells are shortened to fit
     min_width: int = 0
     drop: int = 0  # > 0: may be left out on a narrow terminal, the highest first
-
-
-def line_table(title: str | None = None, **kw):
-    """An empty rich Table in the one style every command draws: a rule under the header, no box,
-    the title on the left (``fit_table`` fills one to a width; ``kw`` goes to ``rich.table.Table``)."""
-    from rich import box
-    from rich.table import Table
-
-    style = dict(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False, title_justify="left")
-    return Table(title=title, **{**style, **kw})
 
 
 def fit_table(title: str, cols: list[Col], rows: list[list[str]], width: int, note_dropped: bool = True):

@@ -194,7 +194,7 @@ def _fig(f, digits: int = 3, unit: str = "tasks") -> str:
 
 
 def print_split(rep, console) -> None:
-    from envs.report.terminal import line_table
+    from envs.table_style import line_table
 
     from envs.report.summary import natural_key
 

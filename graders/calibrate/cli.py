@@ -29,7 +29,7 @@ def _na_cell(s: dict) -> str:
 
 def print_report(cal: dict, console=None) -> None:
     from rich.console import Console
-    from envs.report.terminal import line_table
+    from envs.table_style import line_table
 
     console = console or Console()
     t = line_table(f"judge calibration: {cal.get('judge')} on {cal['overall']['items']} gold replies")

@@ -83,7 +83,7 @@ def _f(x: float | None, pct: bool = False) -> str:
 
 
 def print_side_by_side(sides: dict[str, dict], console, judge: str) -> None:
-    from envs.report.terminal import line_table
+    from envs.table_style import line_table
 
     t = line_table(f"{judge}: development set vs held-out set")
     for col in ("rule", "dev acc.", "held-out acc.", "false VIOLATED", "false FOLLOWED", "strict:lenient", "needs review", ""):
@@ -129,7 +129,7 @@ def agreement_report(rows: list[dict]) -> dict[str, Any]:
 
 
 def print_agreement(agr: dict[str, Any], info: dict[str, Any], console, judge: str) -> None:
-    from envs.report.terminal import line_table
+    from envs.table_style import line_table
 
     t = line_table(f"{judge}: agreement with people ({info.get('source', 'gold')})")
     for col in ("rule", "items", "agreement", "kappa", "kappa (decided)", "gold F: F/V/N/other", "gold V: F/V/N/other",
