@@ -37,6 +37,9 @@ ASKS = {
     "missing_scope": ["Did nothing arrive at all, or only part of it?", "What exactly is missing?", "Is it still missing?"],
     "remedy": ["Would you rather have your money back or a new one?", "How would you like this resolved?",
                "Do you prefer store credit?"],
+    # the refund's destination (a task's own asked_by words catch "original payment", "which card")
+    "store_credit": ["Would you like it back on your card, or as store credit?", "Do you want it as a voucher instead?",
+                     "Where would you like the refund to go: your card or store credit?"],
 }
 NOT_ASKING = {
     "email": "Thanks, I've noted the e-mail on file.",

@@ -455,3 +455,14 @@ def test_gym_episode_uses_the_scripted_student():
     obs, *_ = env.step({"tool_calls": [{"name": "get_active_session", "arguments": {}}]})
     assert json.loads(obs)[0]["name"] == "get_active_session"
     env.close()
+
+
+def test_socratic_reads_a_result_said_in_other_words():
+    """'it works out to 140', 'that comes to 12', 'which makes 9': a result of the student's own
+    (a student's self-corrected first answer said this way was once left unchecked)."""
+    from domains.tutoring.agents import STATED_CUE
+
+    for line, n in [("Right, so it works out to 140!", "140"), ("That comes to 12.", "12"),
+                    ("which makes 9 in all", "9"), ("it worked out at 30", "30"), ("my answer is 7", "7")]:
+        m = STATED_CUE.search(line)
+        assert m and m.group(1) == n, line

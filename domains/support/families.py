@@ -304,7 +304,7 @@ def _settle_destination(inst: Instance, sc: dict, actions: list[dict]) -> None:
         "id": "destination", "topic": "store_credit", "asked_by": ["store credit", "original payment", "which card"],
         "fact": inst.phrase(["back to my ", "to the ", "onto my "],
                             [f"{inst.customer['brand']} card I paid with", f"{inst.customer['brand']}, the card I paid with"],
-                            [", please", "", ", thanks"], [", not store credit.", ".", " is fine."])}]
+                            [", please", "", ", thanks"], [", not store credit.", ".", ", that works for me."])}]
 
 
 # -- the customer's words: each request line drawn from several phrasings (Instance.phrase) -----------

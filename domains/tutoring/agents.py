@@ -53,8 +53,8 @@ MATHY = re.compile(
 
 # A calculation the student shows ("100 - 30", "(2 + 2) x 5"): what check_answer's ``working`` takes.
 CALCULATION = re.compile(r"\(?\d[\d.,]*\)?(?:\s*(?:[-+*/\u00d7\u00f7]|x(?=\s*[\d(]))\s*\(?\d[\d.,]*\)?)+")
-# "my answer is 7", "what I have is 7": a result of its own for stated_numbers (a statement's "is" numbers are left out there)
-STATED_CUE = re.compile(r"\b(?:is|was|gave me|gives me|came (?:out )?to|had)\s+\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\d)(?!\s*(?:minutes?|hours?|cents?|%))", re.I)
+# "my answer is 7", "what I have is 7", "it works out to 7": a result of its own for stated_numbers (a statement's "is" numbers are left out there)
+STATED_CUE = re.compile(r"\b(?:is|was|gave me|gives me|came (?:out )?to|comes (?:out )?to|works? out (?:at|to|as)|worked out (?:at|to|as)|makes|made|had)\s+\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\d)(?!\s*(?:minutes?|hours?|cents?|%))", re.I)
 STEP_FRAME = re.compile(r"\b(first (part|bit|step)|so far|for the first|before I (go on|do the rest)|after the first)\b", re.I)
 
 
