@@ -150,6 +150,9 @@ MULTI = "hard_store_credit_early_03"  # three requests; the second a damaged-ite
     "What else can I help you with?",
     "Anything more I can do for you today?",
     "Is there an order with an item you'd like refunded?",
+    # blind players asking for the next of the requests the customer opened with
+    "What's the next thing?", "Is there a third thing?", "What's the next thing you need?",
+    "What's the second thing you wanted sorted?", "You mentioned a few things - what's next?",
 ])
 def test_a_customer_with_a_request_to_come_raises_it_when_asked_in_other_words(support, question):
     """A blind agent's "What else can I help you with?" got "I'm not sure, sorry." and a question about

@@ -151,6 +151,11 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\bwhat else (?:can|could|may|shall|should) (?:I|we)\b", r"\bwhat else (?:do|did|would) you (?:need|want|have)\b",
         r"\banything (?:more|further) (?:I|we) (?:can|could)\b", r"\b(?:help|assist) (?:you )?with anything (?:else|more)\b",
         r"\bis there (?:more|something more) (?:I|we) can\b",
+        # a customer who said it had several things, asked for the next one ("what's the second thing?")
+        r"\b(?:what(?:'s| is| was)|and) (?:the |your )?(?:next|second|third|other|last|remaining) (?:thing|request|issue|matter|point|question)s?\b[^.?!]*\?",
+        r"\bis there (?:a|another|any) (?:second|third|next|other|further) (?:thing|request|issue|matter|point)\b",
+        r"\bwhat (?:are|were) the other (?:things|requests|issues)\b", r"\bwhat(?:'s| is) next\s*\?",
+        r"\byou (?:said|mentioned) (?:a few|several|some|two|three|other|more) (?:things|requests|issues)\b[^.?!]*\?",
         r"\bthanks? for (?:contacting|reaching|getting in touch|your patience)\b", r"\bglad (?:I|we) could help\b",
     ],
 }
