@@ -34,23 +34,12 @@ from envs.spec.loading import load_list, load_one
 from envs.spec.schema import Persona, Rule, Situation, Task, policy_headings
 from envs.spec.words import DomainWords, load_words
 from envs.domain.tools import ToolSet
+from envs.paths import PROJECT_ROOT, data_root  # noqa: F401  (envs.domain re-exports them)
 
 if TYPE_CHECKING:
     from envs.actors.protocols import Agent
     from envs.domain.families import TaskFamily
     from envs.state.database import Touched
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-
-
-def data_root() -> Path:
-    """Where ``tasks/`` and ``personas/`` live: the checkout, or the installed share dir."""
-    import sys
-
-    for cand in (PROJECT_ROOT, Path(sys.prefix) / "share" / "sitgym"):
-        if (cand / "tasks").is_dir():
-            return cand
-    return PROJECT_ROOT
 
 
 class NoOptions(BaseModel):

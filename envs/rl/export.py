@@ -33,11 +33,18 @@ def line(t: Trajectory) -> dict[str, Any]:
         "episode_id": t.episode_id,
         "task_id": t.task_id,
         "messages": t.messages,
+        "turn_rewards": [r.model_dump() for r in t.turn_rewards],
+        **_shared(t),
+    }
+
+
+def _shared(t: Trajectory) -> dict[str, Any]:
+    """The columns a trajectory's JSONL record and each of its GRPO rows carry alike."""
+    return {
         "tools": t.tools,
         "tools_json": json.dumps(t.tools, ensure_ascii=False),
         "reward": t.reward.total,
         "reward_parts": t.reward.parts,
-        "turn_rewards": [r.model_dump() for r in t.turn_rewards],
         "advantage": t.advantage,
         "status": t.status,
         "termination": t.termination,
@@ -76,20 +83,10 @@ def grpo_rows(t: Trajectory) -> list[dict[str, Any]]:
                 "task_id": t.task_id,
                 "turn": n,
                 "prompt": t.messages[:start],
-                "tools": t.tools,
-                "tools_json": json.dumps(t.tools, ensure_ascii=False),
-                "reward": t.reward.total,
-                "reward_parts": t.reward.parts,
                 # The dense reward earned on this turn, and from it to the episode's end.
                 "turn_reward": per_turn.get(n, 0.0),
                 "reward_to_go": sum((v for k, v in per_turn.items() if k >= n), 0.0),
-                "advantage": t.advantage,
-                "status": t.status,
-                "termination": t.termination,
-                "unfinished": t.unfinished,
-                "seed": t.seed,
-                "group": t.group,
-                "rollout": t.rollout,
+                **_shared(t),
             }
         )
     return rows

@@ -18,19 +18,9 @@ import os
 from pathlib import Path
 
 from envs.content_key import cache_dir, content_key, write_atomic
+from envs.paths import PROJECT_ROOT as _ROOT, data_root
 
 _VERSION = "check-output-1"
-_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _data_root() -> Path:
-    # as envs.domain.definition.data_root, without importing the engine
-    import sys
-
-    for cand in (_ROOT, Path(sys.prefix) / "share" / "sitgym"):
-        if (cand / "tasks").is_dir():
-            return cand
-    return _ROOT
 
 
 def output_key(argv: list[str]) -> str | None:
@@ -46,7 +36,7 @@ def output_key(argv: list[str]) -> str | None:
     env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(("SITGYM_", "NO_COLOR", "FORCE_COLOR")))
     # lines are wrapped to the terminal, so its width is part of the question
     env.append(f"columns={shutil.get_terminal_size().columns}")
-    data = _data_root()
+    data = data_root()
     try:
         return content_key([_VERSION, *argv, "\0env", *env, f"cwd={os.getcwd()}"],
                            [_ROOT / "envs", _ROOT / "graders", _ROOT / "domains", data / "tasks", data / "personas"])

@@ -57,14 +57,18 @@ def cached_template(domain) -> bytes:
     domain.cache.template_key = key
     if key is None:
         return domain.build_template()
-    path = cache_dir() / "templates" / f"{domain.name}-{key}.sqlite"
+    return _read_or_build(cache_dir() / "templates" / f"{domain.name}-{key}.sqlite", domain.build_template)
+
+
+def _read_or_build(path, build) -> bytes:
+    """The SQLite image kept at ``path`` (a content-keyed name), else ``build()``'s, kept there."""
     try:
         data = path.read_bytes()
         if data.startswith(_SQLITE_HEADER):
             return data
     except OSError:
         pass
-    data = domain.build_template()
+    data = build()
     write_atomic(path, data)
     return data
 
@@ -85,12 +89,4 @@ def cached_initial(domain, task) -> bytes:
     h.update(f"{_INITIAL_VERSION}\0{key}\0".encode())
     h.update(patch.model_dump_json().encode())
     path = cache_dir() / "initial" / f"{domain.name}-{h.hexdigest()}.sqlite"
-    try:
-        data = path.read_bytes()
-        if data.startswith(_SQLITE_HEADER):
-            return data
-    except OSError:
-        pass
-    data = apply_patch(domain.base, template, patch)
-    write_atomic(path, data)
-    return data
+    return _read_or_build(path, lambda: apply_patch(domain.base, template, patch))
