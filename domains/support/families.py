@@ -10,7 +10,7 @@ orders. The goal is the replay of the ``expected_actions`` the family writes, li
 Every goal follows from the policy, the tools and what the customer says: the customer names each
 order, item and preference it wants, or is asked for it by the policy's own steps (identity,
 refund or replacement). ``python -m envs.tasks --domain support --all --count 7 --seed 0`` writes
-the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all fifteen
+the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all nineteen
 families side by side, each one template of a few dozen lines, sharing the instance drawing above them.
 """
 
@@ -849,6 +849,135 @@ def similar_orders(inst: Instance) -> dict:
     }
 
 
+# -- state to read: what the tools show decides, not what the customer asks (issue 22's headroom) ------
+
+
+def _refund_row(inst: Instance, o: Order) -> dict:
+    return next(r["row"] for r in inst.rows if r["table"] == "refunds" and r["row"]["order_id"] == o.id)
+
+
+def already_refunded_one(inst: Instance) -> dict:
+    """Both items of an order are called damaged and a refund asked for both, but one was refunded
+    earlier (``get_order`` shows it refunded, with its refund): that one gets no second refund, the
+    other is refunded, and as it is the last item not yet refunded the shipping fee comes back with it;
+    then a cancellation."""
+    shipping = inst.rng.choice([499, 699, 899])
+    a = inst.order("delivered", n_items=2, shipping_cents=shipping, delivered_days_ago=inst.rng.randint(8, 22),
+                   first_refunded=True)
+    done, item = a.items
+    _mark_damaged(inst, a, [done, item])
+    b = inst.order("processing")
+    amount = item["unit_price_cents"] + shipping
+    return {
+        "description": f"A refund asked for two damaged items of {a.id}, one refunded earlier: no second refund for it, "
+                       f"the other refunded with the shipping fee ({money(item['unit_price_cents'])} + {money(shipping)}); "
+                       "then a cancellation.",
+        "scenario": {
+            "goal": f"The {item['name']} of {a.id} refunded with the shipping fee ({money(amount)}); the {done['name']} "
+                    f"(already refunded) not refunded again; {b.id} cancelled.",
+            "request": inst.phrase([f"order {a.id} was a mess: ", f"about order {a.id}: ", f"my order {a.id} came and "],
+                                   [f"the {done['name']} and the {item['name']} both arrived damaged",
+                                    f"both the {done['name']} and the {item['name']} were broken",
+                                    f"the {done['name']} and the {item['name']} came damaged"],
+                                   [", and I'd like a refund for both.", "; please refund the two of them.",
+                                    ", so I want my money back for both."]),
+            "more_requests": [cancel_line(inst, b.id)],
+            "max_turns": 34,
+        },
+        "actions": refund(a, [item], "damaged") + cancel(b),
+        "outputs": [money(amount), money(b.total)],
+    }
+
+
+def refund_post_date(inst: Instance) -> dict:
+    """A refund that has not reached the card: its ``expected_post_by`` is today (not passed: say the
+    date, change nothing) or yesterday (passed: a ``refund_trace`` ticket after a yes); then a
+    cancellation. The day decides, and only the tools show it."""
+    a = inst.order("delivered", n_items=2, delivered_days_ago=inst.rng.randint(9, 20), first_refunded=True)
+    passed = inst.rng.random() < 0.5
+    due = TODAY - dt.timedelta(days=1 if passed else 0)
+    row = _refund_row(inst, a)
+    row.update(status="pending", expected_post_by=f"{due}",
+               created_at=f"{dt.datetime.combine(due - dt.timedelta(days=7), dt.time(12, 0)):%Y-%m-%d %H:%M:%S}")
+    b = inst.order("processing")
+    trace = [{"name": "create_ticket", "arguments": {
+        "customer_id": inst.customer["id"], "category": "refund_trace", "subject": "Refund not received",
+        "body": "Refund overdue.", "order_id": a.id}}]
+    return {
+        "description": f"A refund of {a.id} not on the card, expected by {due} ({'yesterday: passed, a trace ticket' if passed else 'today: not passed, the date told'}); "
+                       "then a cancellation.",
+        "scenario": {
+            "goal": (f"A refund_trace ticket opened for the refund of {a.id} (it should have posted by {due}); "
+                     if passed else f"Told the refund of {a.id} should post by {due} (today), nothing else done for it; ")
+                    + f"{b.id} cancelled.",
+            "request": inst.phrase([f"my refund for order {a.id} ", f"the refund for the {a.items[0]['name']} (order {a.id}) "],
+                                   ["hasn't shown up on my card", "still hasn't arrived on my card", "never showed up on my card"],
+                                   [". What's happening?", "; can you check?", ", where is it?"]),
+            "more_requests": [cancel_line(inst, b.id)],
+            "max_turns": 30,
+        },
+        "actions": [{"name": "get_refund_status", "arguments": {"order_id": a.id}}] + (trace if passed else []) + cancel(b),
+        "outputs": ([] if passed else [{"value": f"{due}", "kind": "date"}]) + [money(b.total)],
+        **({"ignore_columns": ["tickets.subject", "tickets.body"]} if passed else {}),
+    }
+
+
+def authorization_not_duplicate(inst: Instance) -> dict:
+    """"Charged twice": the second line of the same amount is an authorization (status ``authorized``,
+    not captured), so there is nothing to refund and it drops off by itself; then a cancellation and
+    an address change on two other orders."""
+    a = inst.order("delivered", n_items=1, delivered_days_ago=inst.rng.randint(2, 6))
+    first = next(r["row"] for r in inst.rows if r["table"] == "charges" and r["row"]["order_id"] == a.id)
+    when = dt.datetime.strptime(first["created_at"], "%Y-%m-%d %H:%M:%S") + dt.timedelta(minutes=inst.rng.randint(1, 9))
+    inst.rows.append({"table": "charges", "row": {**first, "id": f"CX-{a.id[2:]}", "status": "authorized",
+                                                  "created_at": f"{when:%Y-%m-%d %H:%M:%S}"}})
+    b = inst.order("processing")
+    c = inst.order("processing")
+    addr = inst.new_address()
+    return {
+        "description": f"A 'duplicate charge' on {a.id} that is an authorization, not a capture: nothing refunded; "
+                       f"{b.id} cancelled and {c.id} re-addressed.",
+        "scenario": {
+            "goal": f"Told {a.id} has one captured charge ({money(a.total)}) and the other line is an authorization "
+                    f"that drops off (nothing refunded); {b.id} cancelled; {c.id} shipped to {address_words(addr)}.",
+            "request": inst.phrase(["I think I was charged twice for order ", "you double-charged me for order ",
+                                    "there are two charges for order "], [a.id],
+                                   [f": two lines of {money(a.total)} on my card.", f", I see {money(a.total)} twice.",
+                                    f"; both say {money(a.total)}."]),
+            "more_requests": [cancel_line(inst, b.id), address_line(inst, c.id, addr)],
+            "max_turns": 36,
+        },
+        "actions": [{"name": "get_order", "arguments": {"order_id": a.id}}] + cancel(b) + change_address(c, addr),
+        "outputs": [money(a.total), money(b.total)],
+    }
+
+
+def store_credit_for_all(inst: Instance) -> dict:
+    """Store credit asked for everything, a cancellation included: the cancellation refunds the original
+    payment whatever is asked (said so), the damaged item's refund goes to store credit."""
+    a, item = _damaged_order(inst, n_items=2)
+    b = inst.order("processing")
+    return {
+        "description": f"Store credit asked for everything: {b.id} cancelled (refunded to the card, as every "
+                       f"cancellation is), the damaged {item['name']} of {a.id} refunded as store credit.",
+        "scenario": {
+            "goal": f"{b.id} cancelled (its refund to the original card, as cancellations always are); the damaged "
+                    f"{item['name']} of {a.id} refunded as store credit.",
+            "request": inst.phrase(["I'd like store credit for everything today, not money on my card. ",
+                                    "please make every refund today store credit. ",
+                                    "whatever you refund me today, I want it as store credit. "],
+                                   [f"First, cancel order {b.id}", f"To start, I want order {b.id} cancelled",
+                                    f"First, please cancel order {b.id}"],
+                                   [", and put that money on store credit too.", "; store credit for that one as well.",
+                                    ", with the money as store credit."]),
+            "more_requests": [damaged_line(inst, item, a.id, _REFUND_ASK)],
+            "max_turns": 34,
+        },
+        "actions": cancel(b) + refund(a, [item], "damaged", "store_credit"),
+        "outputs": [money(b.total), money(item["unit_price_cents"])],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -901,6 +1030,19 @@ _FAMILIES = [
                   "day it was ordered, found in the customer's orders", similar_orders, 1400,
                   relies_on=("Identity first", "Understand the request before acting", "Missing or damaged item",
                              "Refund or replacement", "Cancellation")),
+    SupportFamily("already_refunded_one", "a refund asked for two damaged items, one refunded earlier: no second "
+                  "refund for it, the other refunded with the shipping fee, then a cancellation",
+                  already_refunded_one, 1500,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Cancellation")),
+    SupportFamily("refund_post_date", "a refund not on the card whose post-by date is today (tell it) or yesterday "
+                  "(a trace ticket), then a cancellation", refund_post_date, 1600,
+                  relies_on=("Identity first", "Refund not received", "Cancellation")),
+    SupportFamily("authorization_not_duplicate", "a 'duplicate charge' that is an authorization (nothing to refund), "
+                  "then a cancellation and an address change", authorization_not_duplicate, 1700,
+                  relies_on=("Identity first", "Duplicate charge", "Cancellation", "Shipping address")),
+    SupportFamily("store_credit_for_all", "store credit asked for everything: the cancellation refunds the card, the "
+                  "damaged item's refund goes to store credit", store_credit_for_all, 1800,
+                  relies_on=("Identity first", "Cancellation", "Missing or damaged item", "Refund or replacement")),
 ]
 
 

@@ -246,14 +246,14 @@ class CarefulCases:
                 return self._ask("item", f"I'm sorry about that. Which item was {word}?")
             return self._finish(f"I couldn't tell which item of order {oid} was {word}; please get back to us with its name.")
         done = [it for it in chosen if it["status"] != "ordered"]
-        if done:
-            item = done[0]
-            return self._refuse(
-                f"The {item['name']} from order {oid} has already been {item['status']}, so there's nothing more to "
-                "refund or replace for it."
-            )
         reason = "damaged" if self.intent == "damaged" else "missing_item"
-        return self._remedy(claim=None, reason=reason, items=chosen)
+        said = " ".join(f"The {it['name']} from order {oid} has already been {it['status']}, so there's nothing more "
+                        "to refund or replace for it." for it in done)
+        if done and len(done) == len(chosen):
+            return self._refuse(said)
+        # never a second remedy for an item already refunded or replaced; the others go ahead (policy 3)
+        return self._remedy(claim=None, reason=reason, items=[it for it in chosen if it["status"] == "ordered"],
+                            preface=f"{said} " if done else "")
 
     def _which_items(self) -> list[dict]:
         """The items of the order the customer's complaint names (one or several); an item named only as
