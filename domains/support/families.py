@@ -929,7 +929,7 @@ def authorization_not_duplicate(inst: Instance) -> dict:
     a = inst.order("delivered", n_items=1, delivered_days_ago=inst.rng.randint(2, 6))
     first = next(r["row"] for r in inst.rows if r["table"] == "charges" and r["row"]["order_id"] == a.id)
     when = dt.datetime.strptime(first["created_at"], "%Y-%m-%d %H:%M:%S") + dt.timedelta(minutes=inst.rng.randint(1, 9))
-    inst.rows.append({"table": "charges", "row": {**first, "id": f"CX-{a.id[2:]}", "status": "authorized",
+    inst.rows.append({"table": "charges", "row": {**first, "id": f"CH-{int(a.id[2:]) + 5}", "status": "authorized",
                                                   "created_at": f"{when:%Y-%m-%d %H:%M:%S}"}})
     b = inst.order("processing")
     c = inst.order("processing")

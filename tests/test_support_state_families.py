@@ -1,0 +1,77 @@
+"""The support families whose answer the tools decide (issue 22's headroom): an item already refunded,
+a refund's post-by day at its boundary, an authorization taken for a duplicate charge, store credit
+asked for a cancellation. Each rule they use is stated in the policy; each gold path replays; the
+careful agent (reading tools and conversation, never the goal) solves every task of them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+
+from envs.domain import get_domain
+from envs.spec.task_check import replay, replay_problems
+
+NEW = ["already_refunded_one", "refund_post_date", "authorization_not_duplicate", "store_credit_for_all"]
+
+
+@pytest.fixture(scope="module")
+def support():
+    return get_domain("support")
+
+
+def _tasks(support, family):
+    return [t for tid, t in sorted(support.tasks.items()) if tid.startswith(f"hard_{family}_")]
+
+
+def test_each_new_family_has_seven_tasks_reproducible_from_seed_0(support):
+    fams = support.families()
+    for name in NEW:
+        a, b = fams[name].generate(support, 3, 0), fams[name].generate(support, 3, 0)
+        assert [t.model_dump() for t in a] == [t.model_dump() for t in b]
+        assert len(_tasks(support, name)) == 7 and all(t.relies_on for t in _tasks(support, name))
+
+
+@pytest.mark.parametrize("family", NEW)
+def test_gold_path_replays_and_careful_solves_every_task(support, family):
+    from envs.actors.scripted_user import ScriptedUser
+    from envs.episode import run_episode
+
+    for task in _tasks(support, family):
+        gold = replay(support, task)
+        try:
+            assert replay_problems(gold, task.id) == []
+        finally:
+            gold.close()
+        rec = asyncio.run(run_episode(support, task, support.scripted_agents["careful"](), ScriptedUser(), 1))
+        assert rec.status == "ok" and rec.reward == 1.0, (task.id, rec.grade.diff)
+
+
+def test_post_date_family_holds_both_sides_of_the_boundary(support):
+    kinds = {"create_ticket" in [a.name for a in t.expected_actions] for t in _tasks(support, "refund_post_date")}
+    assert kinds == {True, False}
+
+
+def test_policy_states_each_rule_the_families_use(support):
+    policy = re.sub(r"\s+", " ", support.policy_path.read_text() if hasattr(support, "policy_path") else
+                    open("domains/support/policy.md").read())
+    assert "gets no second refund or replacement" in policy  # an item already refunded
+    assert "today itself has not passed" in policy  # expected_post_by == today
+    assert "is such an authorization, not a second charge" in policy  # authorized != captured
+    assert "A cancellation always refunds the original payment" in policy  # store credit asked for a cancellation
+
+
+def test_an_authorized_charge_cannot_be_refunded_as_a_duplicate(support):
+    from domains.support.tools.agent_actions import refund_duplicate_charge
+    from envs.state.database import EpisodeState
+
+    task = _tasks(support, "authorization_not_duplicate")[0]
+    auth = next(r.row["id"] for r in task.initial_state.insert if r.table == "charges" and r.row["status"] == "authorized")
+    st = EpisodeState(support.base, support.initial_bytes(task))
+    try:
+        out = refund_duplicate_charge(st.session, json.dumps({"charge_id": auth}))
+        assert not out.ok and "only a captured charge" in out.output
+    finally:
+        st.close()
