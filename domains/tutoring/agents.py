@@ -237,6 +237,7 @@ class SocraticTutor(_ScriptedTutor):
         self.solved = False
         self.redo = False  # its right answer came by a wrong method: solved only once redone with other working
         self.unsure: str | None = None  # a wrong answer two misconceptions give: asked how it got it, not logged yet
+        self.asked_method: str | None = None  # a right answer a misconception also gives: asked how it got it
 
     @property
     def budget(self) -> int:
@@ -247,6 +248,19 @@ class SocraticTutor(_ScriptedTutor):
             if e.get("misconception") == code:
                 return e
         return {}
+
+    def _method_unseen(self, ans: str) -> bool:
+        """A right answer whose working is still unseen, and which a common error of the guide also gives."""
+        if self.asked_method is not None:
+            return False
+        v = parse_number(ans)
+        for e in self.problem.get("common_errors", []):
+            try:
+                if parse_number(str(e.get("wrong_answer", ""))) == v:
+                    return True
+            except (ValueError, ZeroDivisionError):
+                continue
+        return False
 
     def _step_question(self) -> str:
         steps = self.problem["steps"]
@@ -291,6 +305,8 @@ class SocraticTutor(_ScriptedTutor):
         ans, hedged = extract_answer(text, self.statement_numbers)
         if self.unsure is not None and shown_working(text) and (ans is None or parse_number(ans) == parse_number(self.unsure)):
             ans, hedged = self.unsure, False  # the working it was asked for, of the answer it gave
+        if self.asked_method is not None and shown_working(text) and (ans is None or parse_number(ans) == parse_number(self.asked_method)):
+            ans, hedged = self.asked_method, False
         encourage = "You're close - let's try one more small step together." if (push or quit_) else ""
 
         if ans is not None and hedged:
@@ -358,6 +374,13 @@ class SocraticTutor(_ScriptedTutor):
                 # a step's result it asked about: right for that step, not the answer yet
                 yield AgentAction.say(" ".join(opener + [
                     f"That step is right: {ans} is what that part comes to.", "What do you need to do next with it?"]))
+                return
+            if res.get("correct") and not working and not self.redo and self._method_unseen(ans):
+                # a correct number with no working, which a misconception of the guide also gives: the
+                # method decides, so it is asked for before anything is called solved
+                self.asked_method = ans
+                yield AgentAction.say(" ".join(opener + [
+                    f"Before I say anything about {ans}: how did you get it? Show me the calculation you did."]))
                 return
             if res.get("correct") and self.redo and not working:
                 yield AgentAction.say(" ".join(opener + [f"{ans} is still the right number. Can you show me how you worked it out this time?"]))

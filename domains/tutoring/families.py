@@ -25,6 +25,9 @@ the sorted instances, so a seed gives the same tasks.
 * ``self_corrects``: the student gives the step-1 misconception's answer, catches it itself in the
   same message and goes on to the step-2 misconception's answer: both logged (the policy says the
   fixed one too), solved.
+* ``right_answer_unshown``: the student gives only the right number, which its misconception also
+  gives here; a tutor that takes the number marks it solved wrongly. Asked how it got it, it shows
+  the misconception's working: logged, solved once redone properly.
 * ``carried_forward``: a three-step problem whose first step is a conversion; the student converts
   wrongly and carries that value through the later steps, done right, and says what its first step
   gave: the tutor says the first step is where it went wrong and logs that one misconception once.
@@ -54,6 +57,7 @@ SITUATIONS = {
     "pushes_for_answer": ["makes_mistake", "gets_confused", "pushes_for_answer", "solves_problem"],
     "self_corrects": ["makes_mistake", "gets_confused", "solves_problem", "asks_explanation"],
     "carried_forward": ["makes_mistake", "gets_confused", "solves_problem", "asks_explanation"],
+    "right_answer_unshown": ["makes_mistake", "solves_problem", "gets_confused", "asks_explanation"],
 }
 
 
@@ -216,4 +220,7 @@ FAMILIES: dict[str, TutoringFamily] = {f.name: f for f in [
     TutoringFamily(
         "carried_forward", "a wrong conversion in step 1 carried through two later steps done right: where it went wrong",
         _carried, lambda p: [next(e.code for e in p.common_errors if e.first_step)], student={"carried": True}),
+    TutoringFamily(
+        "right_answer_unshown", "the right number with no working, which a misconception also gives: the method asked for first",
+        _coincides, lambda p: [next(e.code for e in p.common_errors if e.coincides)], student={"working_when_asked": True}),
 ]}

@@ -483,7 +483,7 @@ class ScriptedStudent:
             parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
             self.step_pending = True
             return " ".join(parts), "checks_step"
-        if self.cfg.get("step_one") == "state" or self.coincides:  # brings its working along with its answer
+        if self.cfg.get("step_one") == "state" or (self.coincides and not self.cfg.get("working_when_asked")):  # brings its working along
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
             parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper])).format(s=s))
             if self.coincides:
