@@ -303,10 +303,10 @@ class SocraticTutor(_ScriptedTutor):
         if tangent:
             opener.append("That sounds fun! Let's get back to the problem, though.")
         ans, hedged = extract_answer(text, self.statement_numbers)
-        if self.unsure is not None and shown_working(text) and (ans is None or parse_number(ans) == parse_number(self.unsure)):
-            ans, hedged = self.unsure, False  # the working it was asked for, of the answer it gave
-        if self.asked_method is not None and shown_working(text) and (ans is None or parse_number(ans) == parse_number(self.asked_method)):
-            ans, hedged = self.asked_method, False
+        for pending in (self.unsure, self.asked_method):  # the working it was asked for, of the answer it gave
+            if pending is not None and shown_working(text) and (ans is None or parse_number(ans) == parse_number(pending)):
+                ans, hedged = pending, False
+                break
         encourage = "You're close - let's try one more small step together." if (push or quit_) else ""
 
         if ans is not None and hedged:
