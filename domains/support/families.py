@@ -162,7 +162,8 @@ class Instance:
             row = {"id": it["id"], "order_id": o.id, "product_id": it["product_id"], "name": it["name"],
                    "quantity": it["quantity"], "unit_price_cents": it["unit_price_cents"], "status": "ordered"}
             if refunded_item is not None and it["id"] == refunded_item:
-                row["status"] = "refunded"
+                # linked to its refund (added below), as get_order shows a refund's items by
+                row["status"], row["refund_id"] = "refunded", int(f"7{o.id[2:]}")
             add({"table": "order_items", "row": row})
         tn = f"{CARRIERS[o.carrier]}{o.id[2:]}{self.rng.randint(10**7, 10**8 - 1)}"
         ship: dict[str, Any] = {"id": f"SH-{o.id[2:]}", "order_id": o.id, "carrier": o.carrier, "tracking_number": tn}
