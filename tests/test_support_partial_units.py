@@ -80,6 +80,26 @@ def test_gold_replays_careful_solves_and_eager_fails_every_task(support):
         assert rec.reward == 0.0, task.id
 
 
+def test_the_gold_path_with_the_whole_line_remedied_misses_the_goal(support):
+    """What the eager agent would do if it got as far (it refunds every open item): the same actions
+    without ``quantity`` remedy the whole line, and the state differs from the goal on every task."""
+    from graders.outcome.state_diff import diff_connection
+
+    for task in _tasks(support):
+        whole = task.model_copy(deep=True)
+        for a in whole.expected_actions:
+            a.arguments.pop("quantity", None)
+        st = EpisodeState(support.base, support.initial_bytes(task))
+        try:
+            for a in whole.expected_actions:
+                assert support.agent_tools.call(st.session, a.name, a.arguments).ok, (task.id, a.name)
+            diff = diff_connection(st.conn, support.goal(task)[0], support.base.metadata)
+            tables = {d.table for d in diff}
+            assert ("refunds" in tables) != ("replacements" in tables), (task.id, tables)
+        finally:
+            st.close()
+
+
 def test_units_of_a_line_are_refunded_once_and_the_fee_comes_with_the_last(support):
     task = next(t for t in _tasks(support) if not any(r.table == "refund_lines" for r in t.initial_state.insert)
                 and sum(r.table == "order_items" and r.row["order_id"] == t.expected_actions[1].arguments["order_id"]
