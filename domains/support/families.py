@@ -1046,7 +1046,7 @@ def partial_units(inst: Instance) -> dict:
                                "please refund the ones that broke."])
         hidden = hidden + [{"id": "units", "topic": "units", "fact": inst.phrase(
             [f"{_COUNT[k]} of them", f"{_COUNT[k]} out of the {_COUNT[qty]}"],
-            [" " + (broke_one if k == 1 else broke)[inst.words.randrange(4)]],
+            [" " + v for v in (broke_one if k == 1 else broke)],
             [f"; the other {_COUNT[qty - k]} {'is' if qty - k == 1 else 'are'} fine.", "."])}]
     elif mode == "second":
         request = inst.phrase([f"you refunded one of my {_COUNT[qty]} {many} from order {a.id} last week, and ",
