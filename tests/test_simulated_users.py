@@ -35,6 +35,8 @@ ASKS = {
     "order_number": ["Which order is this about?", "Do you have the order ID?", "Could you re-check the number of the order?"],
     "new_address": ["Where should we send it now?", "What's the new address?", "Where would you like it delivered instead?"],
     "missing_scope": ["Did nothing arrive at all, or only part of it?", "What exactly is missing?", "Is it still missing?"],
+    "units": ["How many of them arrived broken?", "Was it all of the glasses or only some of them?",
+              "Could you tell me the number of pieces that were damaged?"],
     "remedy": ["Would you rather have your money back or a new one?", "How would you like this resolved?",
                "Do you prefer store credit?"],
     # the refund's destination (a task's own asked_by words catch "original payment", "which card")

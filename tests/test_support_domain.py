@@ -356,14 +356,21 @@ def _calls(pool):
         own = st.lists(st.sampled_from(pool["items"][oid]), min_size=1, max_size=3)
         foreign = st.lists(st.sampled_from(every_item), min_size=1, max_size=2)
         items = st.one_of(own, own, own, foreign)
+        one = st.lists(st.sampled_from(pool["items"][oid]), min_size=1, max_size=1)
         dest = st.sampled_from(["original_payment", "store_credit"])
         return st.one_of(
             st.tuples(st.just("cancel_order"), st.fixed_dictionaries({"order_id": st.just(oid)})),
             st.tuples(st.just("refund_items"), st.fixed_dictionaries({
                 "order_id": st.just(oid), "item_ids": items, "destination": dest,
                 "reason": st.sampled_from(["damaged", "missing_item", "not_delivered", "other"])})),
+            # some units of one line (refused when they are more than the line has open)
+            st.tuples(st.just("refund_items"), st.fixed_dictionaries({
+                "order_id": st.just(oid), "item_ids": one, "destination": dest, "reason": st.just("damaged"),
+                "quantity": st.integers(1, 4)})),
             st.tuples(st.just("send_replacement"), st.fixed_dictionaries({
                 "order_id": st.just(oid), "item_ids": items, "reason": st.sampled_from(["damaged", "missing_item"])})),
+            st.tuples(st.just("send_replacement"), st.fixed_dictionaries({
+                "order_id": st.just(oid), "item_ids": one, "reason": st.just("damaged"), "quantity": st.integers(1, 4)})),
             st.tuples(st.just("open_carrier_claim"), st.fixed_dictionaries({
                 "order_id": st.just(oid), "reason": st.sampled_from(["lost_in_transit", "delivered_not_received"])})),
             st.tuples(st.just("change_shipping_address"), st.fixed_dictionaries({
@@ -409,15 +416,22 @@ def _check_invariants(conn: sqlite3.Connection) -> None:
         "SELECT charge_id FROM refunds WHERE charge_id IS NOT NULL GROUP BY charge_id HAVING count(*) > 1"
     ).fetchall()
     assert dup_refunds == []
-    # an item is refunded or replaced at most once, and a refund covers at least its items
+    # a unit is refunded or replaced at most once, and a refund covers at least its units
     assert conn.execute(
         "SELECT count(*) FROM order_items WHERE status='refunded' AND refund_id IS NULL"
     ).fetchone()[0] == 0
     assert conn.execute(
-        "SELECT order_item_id FROM replacements GROUP BY order_item_id HAVING count(*) > 1"
+        "SELECT i.id FROM order_items i WHERE "
+        "(SELECT coalesce(sum(units),0) FROM refund_lines l WHERE l.order_item_id=i.id) + "
+        "(SELECT coalesce(sum(quantity),0) FROM replacements p WHERE p.order_item_id=i.id) > i.quantity"
     ).fetchall() == []
     assert conn.execute(
-        "SELECT r.id FROM refunds r JOIN order_items i ON i.refund_id=r.id GROUP BY r.id "
+        "SELECT r.id FROM refunds r JOIN refund_lines l ON l.refund_id=r.id JOIN order_items i ON i.id=l.order_item_id "
+        "GROUP BY r.id HAVING sum(l.units * i.unit_price_cents) > max(r.amount_cents)"
+    ).fetchall() == []
+    assert conn.execute(  # refunds recorded without lines (seeded), by their items' refund_id
+        "SELECT r.id FROM refunds r JOIN order_items i ON i.refund_id=r.id "
+        "WHERE NOT EXISTS (SELECT 1 FROM refund_lines l WHERE l.refund_id=r.id) GROUP BY r.id "
         "HAVING sum(i.quantity * i.unit_price_cents) > max(r.amount_cents)"
     ).fetchall() == []
 

@@ -10,7 +10,7 @@ orders. The goal is the replay of the ``expected_actions`` the family writes, li
 Every goal follows from the policy, the tools and what the customer says: the customer names each
 order, item and preference it wants, or is asked for it by the policy's own steps (identity,
 refund or replacement). ``python -m envs.tasks --domain support --all --count 7 --seed 0`` writes
-the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all nineteen
+the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all twenty
 families side by side, each one template of a few dozen lines, sharing the instance drawing above them.
 """
 
@@ -162,7 +162,8 @@ class Instance:
             row = {"id": it["id"], "order_id": o.id, "product_id": it["product_id"], "name": it["name"],
                    "quantity": it["quantity"], "unit_price_cents": it["unit_price_cents"], "status": "ordered"}
             if refunded_item is not None and it["id"] == refunded_item:
-                row["status"] = "refunded"
+                # linked to its refund (added below), as get_order shows a refund's items by
+                row["status"], row["refund_id"] = "refunded", int(f"7{o.id[2:]}")
             add({"table": "order_items", "row": row})
         tn = f"{CARRIERS[o.carrier]}{o.id[2:]}{self.rng.randint(10**7, 10**8 - 1)}"
         ship: dict[str, Any] = {"id": f"SH-{o.id[2:]}", "order_id": o.id, "carrier": o.carrier, "tracking_number": tn}
@@ -978,6 +979,107 @@ def store_credit_for_all(inst: Instance) -> dict:
     }
 
 
+# -- part of a line: some units of a line of several damaged (issue 22's headroom) -------------------
+
+_COUNT = ["", "one", "two", "three", "four", "five", "six"]
+
+
+def _plural(name: str) -> str:
+    """A product name said of several: "Desk Lamp" -> "Desk Lamps", "Sewing Box" -> "Sewing Boxes"."""
+    if name.endswith("s"):
+        return name
+    return name + ("es" if name.endswith(("x", "ch", "sh")) else "s")
+
+
+def partial_units(inst: Instance) -> dict:
+    """Some units of a line of several arrived damaged ("two of the four glasses"): only those units
+    are refunded or replaced (``quantity``), the amount is the unit price times them, and as units of
+    the line stay open the shipping fee does not come back. The customer says how many up front, or
+    says "some of them" and gives the number when asked; in one variant one unit of the line was
+    refunded earlier (get_order shows it), and the new damage is of units still open. Then a cancellation."""
+    mode = ("said", "asked", "replace", "second")[inst.n % 4]  # the seven instances cover each variant
+    qty = inst.rng.choice([4, 5, 6] if mode == "second" else [3, 4, 5, 6] if mode == "asked" else [2, 3, 4, 5, 6])
+    earlier = 1 if mode == "second" else 0
+    # units damaged now: some of the line's open units, never all of them (two of four, as often as not more than one)
+    k = inst.rng.randint(2, qty - earlier - 1) if qty - earlier >= 3 else 1
+    shipping = inst.rng.choice([499, 699, 899])
+    with_other = inst.rng.random() < 0.5  # a second line, unharmed, beside the damaged one
+    a = inst.order("delivered", n_items=2 if with_other else 1, shipping_cents=shipping,
+                   delivered_days_ago=inst.rng.randint(3, 20), quantities=[qty, 1] if with_other else [qty])
+    line = a.items[0]
+    for r in inst.rows:
+        if r["table"] == "home_deliveries" and r["row"]["order_id"] == a.id:
+            r["row"]["damaged_items"] = f"{_COUNT[k + earlier]} of the {_COUNT[qty]} {_plural(line['name'])}"
+    if earlier:  # one unit refunded a week after delivery, recorded with its unit
+        rid = int(f"7{a.id[2:]}")
+        placed = next(r["row"]["placed_at"] for r in inst.rows if r["table"] == "orders" and r["row"]["id"] == a.id)
+        when = dt.datetime.strptime(placed, "%Y-%m-%d %H:%M:%S") + dt.timedelta(days=a.placed_gap + 1)
+        inst.rows.append({"table": "refunds", "row": {
+            "id": rid, "order_id": a.id, "charge_id": None, "amount_cents": line["unit_price_cents"],
+            "destination": "original_payment", "reason": "damaged", "status": "completed",
+            "created_at": f"{when:%Y-%m-%d %H:%M:%S}", "expected_post_by": f"{(when + dt.timedelta(days=7)).date()}"}})
+        inst.rows.append({"table": "refund_lines", "row": {"id": rid, "refund_id": rid, "order_item_id": line["id"],
+                                                             "units": 1}})
+        next(r["row"] for r in inst.rows if r["table"] == "order_items" and r["row"]["id"] == line["id"])["refund_id"] = rid
+    b = inst.order("processing")
+    many, name = _plural(line["name"]), line["name"]
+    amount = k * line["unit_price_cents"]
+    fine = f" (the {a.items[1]['name']} is fine)" if with_other else ""
+    count = f"{_COUNT[k]} of the {_COUNT[qty]} {many}"
+    broke = ["arrived broken", "came damaged", "were broken in the box", "turned up cracked"]
+    broke_one = ["arrived broken", "came damaged", "was broken in the box", "turned up cracked"]
+    verb = broke_one if k == 1 else broke
+    replace_it = mode == "replace"
+    ask = ([", could you send replacements for just those?", "; can I get new ones for those?",
+            ", so I'd like those replaced."] if replace_it and k > 1 else
+           [", could you send a replacement for that one?", "; can I get a new one for it?", ", so I'd like it replaced."]
+           if replace_it else [", and I'd like a refund for those.", "; can I get my money back for them?",
+                               ", so a refund for those, please."] if k > 1 else
+           [", and I'd like a refund for that one.", "; can I get my money back for it?", ", so a refund for it, please."])
+    hidden = inst.identity_facts()
+    if mode == "asked":
+        request = inst.phrase([f"order {a.id} came and ", f"about order {a.id}: ", f"my order {a.id} arrived, but "],
+                              [f"some of the {_COUNT[qty]} {many} I ordered ", f"a few of my {_COUNT[qty]} {many} ",
+                               f"not all of the {many} survived: some "],
+                              broke, [f"{fine}; ", f"{fine}, "],
+                              ["I'd like a refund for the broken ones.", "can I get my money back for the damaged ones?",
+                               "please refund the ones that broke."])
+        hidden = hidden + [{"id": "units", "topic": "units", "fact": inst.phrase(
+            [f"{_COUNT[k]} of them", f"{_COUNT[k]} out of the {_COUNT[qty]}"],
+            [" " + v for v in (broke_one if k == 1 else broke)],
+            [f"; the other {_COUNT[qty - k]} {'is' if qty - k == 1 else 'are'} fine.", "."])}]
+    elif mode == "second":
+        request = inst.phrase([f"you refunded one of my {_COUNT[qty]} {many} from order {a.id} last week, and ",
+                               f"order {a.id}: one of the {_COUNT[qty]} {many} was refunded already, but "],
+                              [f"now I've found {_COUNT[k]} more of them "], verb, [f"{fine}"], ask)
+    else:
+        request = inst.phrase([f"order {a.id} came and ", f"about order {a.id}: ", f"my order {a.id} arrived, but "],
+                              [count + " "], verb, [fine], ask)
+    done_words = (f"{_COUNT[k]} of the {_COUNT[qty]} {many} of {a.id} replaced (not the whole line)" if replace_it else
+                  f"{_COUNT[k]} of the {_COUNT[qty]} {many} of {a.id} refunded ({money(amount)}: {k} x "
+                  f"{money(line['unit_price_cents'])}, no shipping fee, as units of the line stay)")
+    remedy = "send_replacement" if replace_it else "refund_items"
+    args: dict[str, Any] = {"order_id": a.id, "item_ids": [line["id"]]}
+    args.update({"reason": "damaged"} if replace_it else {"destination": "original_payment", "reason": "damaged"})
+    args["quantity"] = k
+    return {
+        "description": f"Part of a line: {k} of {qty} units of the {name} of {a.id} damaged"
+                       f"{' (one unit refunded earlier)' if earlier else ''}, the count "
+                       f"{'given when asked' if mode == 'asked' else 'said up front'}; "
+                       f"{'replaced' if replace_it else 'refunded'} for those units only; then a cancellation.",
+        "scenario": {
+            "goal": f"{done_words[0].upper()}{done_words[1:]}; {b.id} cancelled.",
+            "request": request,
+            "hidden_facts": hidden,
+            "more_requests": [cancel_line(inst, b.id)],
+            "max_turns": 34,
+        },
+        "actions": [{"name": "get_order", "arguments": {"order_id": a.id}}, {"name": remedy, "arguments": args}]
+        + cancel(b),
+        "outputs": ([] if replace_it else [money(amount)]) + [money(b.total)],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -1043,6 +1145,9 @@ _FAMILIES = [
     SupportFamily("store_credit_for_all", "store credit asked for everything: the cancellation refunds the card, the "
                   "damaged item's refund goes to store credit", store_credit_for_all, 1800,
                   relies_on=("Identity first", "Cancellation", "Missing or damaged item", "Refund or replacement")),
+    SupportFamily("partial_units", "part of a line damaged (two of the four): only those units refunded or replaced, "
+                  "the amount unit price x units with no shipping fee, then a cancellation", partial_units, 1900,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Cancellation")),
 ]
 
 

@@ -120,9 +120,11 @@ class OrderItem(Base):
     name: Mapped[str] = mapped_column(String(120))  # snapshot of the product name
     quantity: Mapped[int] = mapped_column(Integer)
     unit_price_cents: Mapped[int] = mapped_column(Integer)
-    # ordered | cancelled | refunded | replaced
+    # ordered (some units not yet refunded or replaced) | cancelled | refunded | replaced (every unit:
+    # the remedy of the last units); the units of a line remedied in part are in refund_lines and
+    # replacements
     status: Mapped[str] = mapped_column(String(12), default="ordered")
-    refund_id: Mapped[int | None] = mapped_column(ForeignKey("refunds.id"), nullable=True)
+    refund_id: Mapped[int | None] = mapped_column(ForeignKey("refunds.id"), nullable=True)  # the latest refund of it
 
 
 class Shipment(Base):
@@ -167,6 +169,19 @@ class Refund(Base):
     status: Mapped[str] = mapped_column(String(12))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime)
     expected_post_by: Mapped[dt.date | None] = mapped_column(Date, nullable=True)
+
+
+class RefundLine(Base):
+    """The units of one order item a refund covers: a refund of part of a line (two of four glasses)
+    holds the units it gave back, so a second refund of the line can give back only the rest. Refunds
+    seeded without lines (an item already ``refunded``) are linked by ``order_items.refund_id``."""
+
+    __tablename__ = "refund_lines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    refund_id: Mapped[int] = mapped_column(ForeignKey("refunds.id"), index=True)
+    order_item_id: Mapped[int] = mapped_column(ForeignKey("order_items.id"), index=True)
+    units: Mapped[int] = mapped_column(Integer)
 
 
 class StoreCreditEntry(Base):

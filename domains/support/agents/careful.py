@@ -57,6 +57,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.last_user = ""
         self.request_from = 0  # index in facts.texts where the request in hand was raised
         self.last_done: dict | None = None  # the remedy last carried out (a change of mind after it changes nothing)
+        self.unit_counts: dict[int, int] = {}  # item id -> units of that line the customer named (part of a line)
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -169,7 +170,8 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.order = self.tracking = self.refund_info = None
         self.doorstep = None
         self.proposal, self.awaiting_yes, self.done_results = None, False, []
-        self.asked -= {"order", "order2", "item", "pref", "address", "doorstep", "what"}
+        self.asked -= {"order", "order2", "item", "units", "pref", "address", "doorstep", "what"}
+        self.unit_counts = {}
         fresh = Facts()
         fresh.read(latest)
         self.facts.preference = fresh.preference  # a remedy chosen for the last request is not this one's

@@ -17,7 +17,7 @@ from typing import Any
 
 from envs.records import AgentAction
 
-from .reading import FINE_RE, FOUND_RE, item_noun, money
+from .reading import FINE_RE, FOUND_RE, item_noun, money, units_named
 
 TODAY = dt.date(2026, 6, 15)
 WINDOW_DAYS = 30
@@ -36,6 +36,27 @@ class CarefulCases:
     def _open_items(self) -> list[dict]:
         return [it for it in self.order["items"] if it["status"] == "ordered"]
 
+    @staticmethod
+    def _open_units(it: dict) -> int:
+        """The units of a line not yet refunded or replaced (``get_order``'s counts)."""
+        if it["status"] != "ordered":
+            return 0
+        return it["quantity"] - it.get("units_refunded", 0) - it.get("units_replaced", 0)
+
+    def _units(self, it: dict) -> int:
+        """The units of ``it`` the remedy in hand covers: those the customer named, else every open one."""
+        return (getattr(self, "unit_counts", None) or {}).get(it["item_id"], self._open_units(it))
+
+    def _names(self, items: list[dict]) -> str:
+        """The items as the proposal names them: "2 of the 4 Desk Lamp" for part of a line."""
+        out = []
+        for it in items:
+            n = self._units(it)
+            out.append(it["name"] if n == it["quantity"] else
+                       f"the remaining {n} of the {it['name']}" if n == self._open_units(it) else
+                       f"{n} of the {it['quantity']} {it['name']}")
+        return ", ".join(out)
+
     def _pm_words(self) -> str:
         pm = self.order.get("payment_method") or {}
         return f"your {pm.get('brand', 'card')} ending {pm.get('last4', '')}".strip()
@@ -47,9 +68,10 @@ class CarefulCases:
         return "your store credit" if self.facts.store_credit else self._pm_words()
 
     def _amount(self, items: list[dict]) -> int:
-        amount = sum(it["line_total_cents"] for it in items)
-        ids = {it["item_id"] for it in items}
-        if all(it["item_id"] in ids for it in self._open_items()):
+        """Unit price times the units refunded, plus the shipping fee when every open unit of the order is."""
+        amount = sum(self._units(it) * it["line_total_cents"] // it["quantity"] for it in items)
+        taking = {it["item_id"]: self._units(it) for it in items}
+        if all(taking.get(it["item_id"], 0) == self._open_units(it) for it in self._open_items()):
             amount += self.order.get("shipping_cents", 0)
         return amount
 
@@ -174,7 +196,7 @@ class CarefulCases:
     def _remedy(self, claim: str | None, reason: str, items: list[dict], preface: str = "") -> AgentAction:
         """Propose the remedy for ``items``: ask refund-or-replacement once, check stock for a replacement."""
         oid = self.order["order_id"]
-        names = ", ".join(it["name"] for it in items)
+        names = self._names(items)
         if not items:
             return self._refuse(f"Every item of order {oid} has already been refunded or replaced.")
         pref = self.facts.preference
@@ -192,7 +214,7 @@ class CarefulCases:
             for it in items:
                 if it["product_id"] not in self.products:
                     return self._call("get_product", product_id=it["product_id"])
-            short = [it for it in items if self.products[it["product_id"]]["stock"] < it["quantity"]]
+            short = [it for it in items if self.products[it["product_id"]]["stock"] < self._units(it)]
             if short:
                 self.facts.preference = pref = "refund"
                 preface = (
@@ -205,16 +227,20 @@ class CarefulCases:
         self, claim: str | None, reason: str, items: list[dict], pref: str, preface: str
     ) -> AgentAction:
         oid = self.order["order_id"]
-        names = ", ".join(it["name"] for it in items)
+        names = self._names(items)
         claim_words = f"open a claim with {self.tracking['carrier']} and " if claim else ""
-        ids = [it["item_id"] for it in items]
+        # whole lines in one call; part of a line in a call of its own, with its units as ``quantity``
+        whole = [it["item_id"] for it in items if self._units(it) == self._open_units(it)]
+        part = [(it["item_id"], self._units(it)) for it in items if self._units(it) != self._open_units(it)]
+        groups = ([{"item_ids": whole}] if whole else []) + [{"item_ids": [i], "quantity": n} for i, n in part]
         calls: list[tuple[str, dict]] = []
         if pref == "replacement":
-            calls.append(("send_replacement", {"order_id": oid, "item_ids": ids, "reason": reason}))
+            calls += [("send_replacement", {"order_id": oid, **g, "reason": reason}) for g in groups]
             text = f"{preface}Shall I {claim_words}send you a replacement of {names}?"
         else:
             amount = self._amount(items)
-            calls.append(("refund_items", {"order_id": oid, "item_ids": ids, "destination": self._dest(), "reason": reason}))
+            calls += [("refund_items", {"order_id": oid, **g, "destination": self._dest(), "reason": reason})
+                      for g in groups]
             text = f"{preface}Shall I {claim_words}refund {money(amount)} for {names} to {self._dest_words()}?"
         if claim:
             calls.append(("open_carrier_claim", {"order_id": oid, "reason": claim}))
@@ -240,8 +266,8 @@ class CarefulCases:
                 "outside our 30-day refund window and I can't refund or replace the item."
             )
         chosen = self._which_items()
+        word = "damaged" if self.intent == "damaged" else "missing"
         if not chosen:
-            word = "damaged" if self.intent == "damaged" else "missing"
             if "item" not in self.asked:
                 return self._ask("item", f"I'm sorry about that. Which item was {word}?")
             return self._finish(f"I couldn't tell which item of order {oid} was {word}; please get back to us with its name.")
@@ -252,8 +278,37 @@ class CarefulCases:
         if done and len(done) == len(chosen):
             return self._refuse(said)
         # never a second remedy for an item already refunded or replaced; the others go ahead (policy 3)
-        return self._remedy(claim=None, reason=reason, items=[it for it in chosen if it["status"] == "ordered"],
-                            preface=f"{said} " if done else "")
+        open_chosen = [it for it in chosen if it["status"] == "ordered"]
+        step = self._how_many(open_chosen, word)
+        if step is not None:
+            return step
+        return self._remedy(claim=None, reason=reason, items=open_chosen, preface=f"{said} " if done else "")
+
+    def _how_many(self, items: list[dict], word: str) -> AgentAction | None:
+        """Part of a line of several units (policy 3, part of a line): the units the customer named, or
+        one question when they said "some of them" without a number. Sets ``unit_counts``."""
+        self.unit_counts = {}
+        several = [it for it in items if self._open_units(it) > 1]
+        clauses = self._complaint_clauses()
+        for it in several:
+            names = [it["name"].lower(), item_noun(it["name"])]
+            count, partial = units_named(clauses, names, only=len(several) == 1)
+            if count is not None and count < self._open_units(it):
+                self.unit_counts[it["item_id"]] = count
+            elif partial:
+                many = self._open_units(it)
+                if "units" not in self.asked:
+                    verb = "arrived damaged" if word == "damaged" else "are missing"
+                    return self._ask("units", f"I'm sorry about that. How many of the {many} {it['name']} {verb}?")
+                return self._finish(f"I couldn't tell how many of the {it['name']} {word}; please get back to us "
+                                    "with the number.")
+        return None
+
+    def _complaint_clauses(self) -> list[str]:
+        """What the customer said about the request in hand, clause by clause, without the clauses that
+        call an item unharmed ("the mug is fine")."""
+        text = " ".join(self.facts.texts[getattr(self, "request_from", 0):]).lower()
+        return [c for c in re.split(r"[().;!?]|, (?:but|and|while)\b", text) if not FINE_RE.search(c)]
 
     def _which_items(self) -> list[dict]:
         """The items of the order the customer's complaint names (one or several); an item named only as
@@ -263,8 +318,7 @@ class CarefulCases:
             return items
         # what the customer said about the request in hand (an earlier request may name other items),
         # clause by clause, leaving out the clauses that call an item unharmed
-        text = " ".join(self.facts.texts[getattr(self, "request_from", 0):]).lower()
-        clauses = " | ".join(c for c in re.split(r"[().;!?]|, (?:but|and|while)\b", text) if not FINE_RE.search(c))
+        clauses = " | ".join(self._complaint_clauses())
         hits = [it for it in items if it["name"].lower() in clauses]
         if not hits:
             hits = [it for it in items if item_noun(it["name"]) in clauses]

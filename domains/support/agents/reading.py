@@ -177,6 +177,33 @@ def item_noun(name: str) -> str:
     return " ".join(parts[1:]) if len(parts) > 1 else parts[0]
 
 
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                 "ten": 10, "a couple": 2, "both": 2}
+# "two of the four glasses", "2 out of 4", "two more of them", "one of my six": how many units of a line
+UNITS_RE = re.compile(
+    r"\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)(?: more)? (?:of|out of) "
+    r"(?:the|my|them|those|these|all|\d{1,2}\b)", re.I)
+# "some of the glasses", "a few of them", "not all of my ...": part of a line, the number not said
+PARTIAL_UNITS_RE = re.compile(r"\b(?:some|a few|several|not all|a couple|part) of (?:the|my|them|those|these)\b", re.I)
+# a clause that points back at the units just named ("two of them", "the other two")
+BACK_RE = re.compile(r"\b(?:of them|of those|of these|out of (?:the )?\w+)\b", re.I)
+
+
+def units_named(clauses: list[str], names: list[str], only: bool) -> tuple[int | None, bool]:
+    """How many units of a line the customer's clauses give (the last said wins), and whether they
+    called it part of the line without a number. A clause counts when it names the line (one of
+    ``names``), or points back ("two of them") and ``only`` (the one line of several units in question)."""
+    count, partial = None, False
+    for c in clauses:
+        if not (any(n in c for n in names) or (only and BACK_RE.search(c))):
+            continue
+        for m in UNITS_RE.finditer(c):
+            w = m.group(1).lower()
+            count = int(w) if w.isdigit() else _NUMBER_WORDS[w]
+        partial |= bool(PARTIAL_UNITS_RE.search(c))
+    return count, partial and count is None
+
+
 @dataclass
 class Facts:
     """What the customer has said so far (the latest mention wins)."""

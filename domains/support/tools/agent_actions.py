@@ -31,6 +31,7 @@ from .common import (
     ReplacementReason,
     Text200,
     Text2000,
+    Units,
     TicketCategory,
     Zip,
     _charges,
@@ -41,8 +42,10 @@ from .common import (
     _order,
     _paid_cents,
     _pick_items,
+    _refund_lines,
     _refund_view,
     _refunded_cents,
+    _unit_counts,
     _shipment,
     money,
     rows_of,
@@ -95,10 +98,12 @@ def refund_items(
     item_ids: ItemIds,
     destination: RefundDestination,
     reason: RefundReason,
+    quantity: Units | None = None,
 ) -> dict:
-    """Refund items of a dispatched order (each item at most once; never more than was paid).
+    """Refund items of a dispatched order, or some units of one line (each unit at most once; never more than was paid).
 
-    When the refund covers the last unrefunded items, the shipping fee is refunded too.
+    The amount is unit price times units. When the refund covers every unit of the order not yet refunded
+    or replaced, the shipping fee is refunded too.
 
     Args:
         order_id: The order id.
@@ -106,21 +111,25 @@ def refund_items(
         destination: original_payment (posts in about a week) or store_credit (immediate).
         reason: Why the items are refunded: damaged, missing_item (missing from the parcel), not_delivered
             (marked delivered, not received), lost_package (lost in transit), wrong_item or other.
+        quantity: Units of the one line in item_ids to refund (part of a line); omitted: all its open units.
     """
     with rows_of(session) as r:
-        return _refund_items(r, order_id, item_ids, destination, reason)
+        return _refund_items(r, order_id, item_ids, destination, reason, quantity)
 
 
-def _refund_items(r, order_id: str, item_ids: list[int], destination: str, reason: str) -> dict:
+def _refund_items(r, order_id: str, item_ids: list[int], destination: str, reason: str,
+                  quantity: int | None = None) -> dict:
     o = _order(r, order_id)
     if o.status == "cancelled":
         raise ToolError(f"order {o.id} is cancelled; its refund was issued at cancellation")
     if o.status in UNSHIPPED_ORDER:
         raise ToolError(f"order {o.id} has not been dispatched; cancel it instead of refunding items")
-    picked = _pick_items(r, o, item_ids, "refunded")
-    amount = sum(it.quantity * it.unit_price_cents for it in picked)
-    others_open = [it for it in _items(r, o.id) if it.status == "ordered" and it not in picked]
-    if not others_open:
+    picked = _pick_items(r, o, item_ids, "refunded", quantity)
+    amount = sum(n * it.unit_price_cents for it, n in picked)
+    taking = {it.id: n for it, n in picked}
+    items = _items(r, o.id)
+    left_open = sum(open_units - taking.get(iid, 0) for iid, (_, _, open_units) in _unit_counts(r, items).items())
+    if left_open == 0:
         amount += o.shipping_cents
     paid, refunded = _paid_cents(r, o.id), _refunded_cents(r, o.id)
     if refunded + amount > paid:
@@ -129,10 +138,16 @@ def _refund_items(r, order_id: str, item_ids: list[int], destination: str, reaso
             f"({money(paid)} paid, {money(refunded)} already refunded)"
         )
     refund = _new_refund(r, o, amount, destination, reason)
-    for it in picked:
-        it.status, it.refund_id = "refunded", refund.id
+    counts = _unit_counts(r, items)
+    for it, n in picked:
+        r.insert("refund_lines", id=_next_id(r, "refund_lines"), refund_id=refund.id, order_item_id=it.id, units=n)
+        r.save()
+        it.refund_id = refund.id
+        if n == counts[it.id][2]:  # its last open units
+            it.status = "refunded"
     r.save()
-    return _refund_view(refund, _items(r, o.id))
+    items = _items(r, o.id)
+    return _refund_view(refund, items, _refund_lines(r, [refund]))
 
 
 @tool(mutates=True)
@@ -199,46 +214,50 @@ def _open_carrier_claim(r, order_id: str, reason: str) -> dict:
 
 
 @tool(mutates=True)
-def send_replacement(session: Session, order_id: OrderId, item_ids: ItemIds, reason: ReplacementReason) -> dict:
-    """Ship replacements for items of a dispatched order, from stock (fails if out of stock).
+def send_replacement(session: Session, order_id: OrderId, item_ids: ItemIds, reason: ReplacementReason,
+                     quantity: Units | None = None) -> dict:
+    """Ship replacements for items of a dispatched order, or for some units of one line, from stock (fails if out of stock).
 
     Args:
         order_id: The order id.
         item_ids: The order item ids to replace.
         reason: Why the items are replaced: damaged, missing_item (missing from the parcel), not_delivered
             (marked delivered, not received), lost_package (lost in transit) or wrong_item.
+        quantity: Units of the one line in item_ids to replace (part of a line); omitted: all its open units.
     """
     with rows_of(session) as r:
-        return _send_replacement(r, order_id, item_ids, reason)
+        return _send_replacement(r, order_id, item_ids, reason, quantity)
 
 
-def _send_replacement(r, order_id: str, item_ids: list[int], reason: str) -> dict:
+def _send_replacement(r, order_id: str, item_ids: list[int], reason: str, quantity: int | None = None) -> dict:
     o = _order(r, order_id)
     if o.status in UNSHIPPED_ORDER or o.status == "cancelled":
         raise ToolError(f"order {o.id} is {o.status}; only dispatched orders can get replacements")
-    picked = _pick_items(r, o, item_ids, "replaced")
-    for it in picked:
+    picked = _pick_items(r, o, item_ids, "replaced", quantity)
+    for it, n in picked:
         p = r.get("products", it.product_id)
-        if p is None or p.stock < it.quantity:
+        if p is None or p.stock < n:
             raise ToolError(f"{it.name} is out of stock ({p.stock if p else 0} left); offer a refund instead")
+    counts = _unit_counts(r, _items(r, o.id))
     out = []
-    for it in picked:
+    for it, n in picked:
         p = r.get("products", it.product_id)
-        p.stock -= it.quantity
-        it.status = "replaced"
+        p.stock -= n
+        if n == counts[it.id][2]:  # its last open units
+            it.status = "replaced"
         rep = r.insert(
             "replacements",
             id=_next_id(r, "replacements"),
             order_id=o.id,
             order_item_id=it.id,
             product_id=it.product_id,
-            quantity=it.quantity,
+            quantity=n,
             reason=reason,
             status="pending_shipment",
             created_at=NOW,
         )
         r.save()
-        out.append({"replacement_id": rep.id, "item_id": it.id, "name": it.name, "quantity": it.quantity})
+        out.append({"replacement_id": rep.id, "item_id": it.id, "name": it.name, "quantity": n})
     return {"order_id": o.id, "replacements": out, "status": "pending_shipment"}
 
 

@@ -21,11 +21,14 @@ from .common import (
     _customer,
     _default_address,
     _iso,
+    _item_view,
     _items,
     _order,
+    _refund_lines,
     _refund_view,
     _refunds,
     _shipment,
+    _unit_counts,
     money,
     rows_of,
 )
@@ -140,6 +143,8 @@ def get_order(session: Session, order_id: OrderId) -> dict:
         ship = _shipment(r, o.id)
         refunds = _refunds(r, o.id)
         charges = _charges(r, o.id)
+        counts = _unit_counts(r, items)
+        lines = _refund_lines(r, refunds)
     return {
         "order_id": o.id,
         "customer_id": o.customer_id,
@@ -149,19 +154,7 @@ def get_order(session: Session, order_id: OrderId) -> dict:
         "payment_method": None
         if pm is None
         else {"payment_method_id": pm.id, "brand": pm.brand, "last4": pm.last4, "status": pm.status},
-        "items": [
-            {
-                "item_id": it.id,
-                "product_id": it.product_id,
-                "name": it.name,
-                "quantity": it.quantity,
-                "unit_price": money(it.unit_price_cents),
-                "line_total": money(it.quantity * it.unit_price_cents),
-                "line_total_cents": it.quantity * it.unit_price_cents,
-                "status": it.status,
-            }
-            for it in items
-        ],
+        "items": [_item_view(it, counts) for it in items],
         "subtotal": money(o.subtotal_cents),
         "shipping": money(o.shipping_cents),
         "shipping_cents": o.shipping_cents,
@@ -177,7 +170,7 @@ def get_order(session: Session, order_id: OrderId) -> dict:
             }
             for c in charges
         ],
-        "refunds": [_refund_view(r, items) for r in refunds],
+        "refunds": [_refund_view(x, items, lines) for x in refunds],
         "shipment_status": ship.status if ship else "not_created",
     }
 
@@ -220,9 +213,10 @@ def get_refund_status(session: Session, order_id: OrderId) -> dict:
         o = _order(r, order_id)
         items = _items(r, o.id)
         refunds = _refunds(r, o.id)
+        lines = _refund_lines(r, refunds)
     return {
         "order_id": o.id,
-        "refunds": [_refund_view(r, items) for r in refunds],
+        "refunds": [_refund_view(x, items, lines) for x in refunds],
         "refunded_total": money(sum(r.amount_cents for r in refunds if r.status != "failed")),
         "today": TODAY.isoformat(),
     }

@@ -33,6 +33,11 @@ PersonName = Annotated[str, Field(description="A name as the customer spells it.
 ItemIds = Annotated[
     list[int], Field(description="Order item ids (from get_order), each once.", min_length=1, max_length=20)
 ]
+Units = Annotated[
+    int,
+    Field(description="How many units of the line (part of a line of several units); omitted: every unit of it "
+                      "not yet refunded or replaced. Only with one item id.", ge=1, le=99),
+]
 Text200 = Annotated[str, Field(min_length=1, max_length=200)]
 Text2000 = Annotated[str, Field(min_length=1, max_length=2000)]
 
@@ -110,19 +115,65 @@ def _refunded_cents(r: RowSet, order_id: str) -> int:
     return sum(x.amount_cents for x in _refunds(r, order_id) if x.charge_id is None and x.status != "failed")
 
 
-def _pick_items(r: RowSet, order: Row, item_ids: list[int], verb: str) -> list[Row]:
+def _unit_counts(r: RowSet, items: list[Row]) -> dict[int, tuple[int, int, int]]:
+    """Per item id: its units refunded, replaced and still open (neither). A line no longer ``ordered``
+    has no open unit; its refunded units are those of its refund lines, or, for a refund recorded
+    without lines (seeded ones), every unit not replaced."""
+    out = {}
+    for it in items:
+        refunded = sum(x.units for x in r.select("refund_lines", "id", order_item_id=it.id))
+        replaced = sum(x.quantity for x in r.select("replacements", "id", order_item_id=it.id))
+        if it.status == "refunded" and not refunded:
+            refunded = it.quantity - replaced
+        elif it.status == "replaced" and not replaced:
+            replaced = it.quantity - refunded
+        open_units = it.quantity - refunded - replaced if it.status == "ordered" else 0
+        out[it.id] = (refunded, replaced, max(open_units, 0))
+    return out
+
+
+def _pick_items(r: RowSet, order: Row, item_ids: list[int], verb: str,
+                units: int | None = None) -> list[tuple[Row, int]]:
+    """The items named, each with the units to remedy: ``units`` of a single line, else every open unit."""
     if len(set(item_ids)) != len(item_ids):
         raise ToolError("item_ids lists an item more than once")
-    by_id = {it.id: it for it in _items(r, order.id)}
+    if units is not None and len(item_ids) != 1:
+        raise ToolError("quantity is for part of one line: give a single item id with it")
+    items = _items(r, order.id)
+    by_id = {it.id: it for it in items}
+    counts = _unit_counts(r, items)
     picked = []
     for iid in item_ids:
         it = by_id.get(iid)
         if it is None:
             raise ToolError(f"item {iid} is not part of order {order.id}")
-        if it.status != "ordered":
-            raise ToolError(f"item {iid} ({it.name}) is already {it.status}; it cannot be {verb}")
-        picked.append(it)
+        refunded, replaced, open_units = counts[iid]
+        if open_units == 0:
+            done = it.status if it.status != "ordered" else ("refunded" if refunded else "replaced")
+            raise ToolError(f"item {iid} ({it.name}) is already {done}; it cannot be {verb}")
+        if units is not None and units > open_units:
+            raise ToolError(
+                f"item {iid} ({it.name}) has {open_units} of its {it.quantity} units not yet refunded or replaced; "
+                f"{units} cannot be {verb}"
+            )
+        picked.append((it, units if units is not None else open_units))
     return picked
+
+
+def _item_view(it: Row, counts: dict[int, tuple[int, int, int]]) -> dict:
+    refunded, replaced, _ = counts[it.id]
+    return {
+        "item_id": it.id,
+        "product_id": it.product_id,
+        "name": it.name,
+        "quantity": it.quantity,
+        "unit_price": money(it.unit_price_cents),
+        "line_total": money(it.quantity * it.unit_price_cents),
+        "line_total_cents": it.quantity * it.unit_price_cents,
+        "status": it.status,
+        "units_refunded": refunded,
+        "units_replaced": replaced,
+    }
 
 
 def _new_refund(r: RowSet, order: Row, amount: int, destination: str, reason: str, charge_id: str | None = None) -> Row:
@@ -153,7 +204,7 @@ def _new_refund(r: RowSet, order: Row, amount: int, destination: str, reason: st
     return refund
 
 
-def _refund_view(r: Row, items: list[Row] | None = None) -> dict:
+def _refund_view(r: Row, items: list[Row] | None = None, lines: list[Row] | None = None) -> dict:
     out = {
         "refund_id": r.id,
         "amount": money(r.amount_cents),
@@ -167,5 +218,15 @@ def _refund_view(r: Row, items: list[Row] | None = None) -> dict:
     if r.charge_id:
         out["charge_id"] = r.charge_id
     if items is not None:
-        out["item_ids"] = [it.id for it in items if it.refund_id == r.id]
+        # the refund's own lines (with their units); a refund recorded without lines, by its items' refund_id
+        mine = [ln for ln in lines or () if ln.refund_id == r.id]
+        if mine:
+            out["item_ids"] = [ln.order_item_id for ln in mine]
+            out["units"] = {str(ln.order_item_id): ln.units for ln in mine}
+        else:
+            out["item_ids"] = [it.id for it in items if it.refund_id == r.id]
     return out
+
+
+def _refund_lines(r: RowSet, refunds: list[Row]) -> list[Row]:
+    return [ln for x in refunds for ln in r.select("refund_lines", "id", refund_id=x.id)]
