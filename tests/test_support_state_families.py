@@ -14,7 +14,7 @@ import pytest
 from envs.domain import get_domain
 from envs.spec.task_check import replay, replay_problems
 
-NEW = ["already_refunded_one", "refund_post_date", "authorization_not_duplicate", "store_credit_for_all"]
+NEW = ["already_refunded_one", "refund_post_date", "authorization_not_duplicate", "store_credit_for_all", "household_order"]
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +61,7 @@ def test_policy_states_each_rule_the_families_use(support):
     assert "today itself has not passed" in policy  # expected_post_by == today
     assert "is such an authorization, not a second charge" in policy  # authorized != captured
     assert "A cancellation always refunds the original payment" in policy  # store credit asked for a cancellation
+    assert "An order the customer names must belong to the verified account" in policy  # a housemate's order
 
 
 def test_an_authorized_charge_cannot_be_refunded_as_a_duplicate(support):
@@ -75,3 +76,23 @@ def test_an_authorized_charge_cannot_be_refunded_as_a_duplicate(support):
         assert not out.ok and "only a captured charge" in out.output
     finally:
         st.close()
+
+
+def test_a_household_order_ships_to_the_customer_but_is_another_accounts_and_is_left_alone(support):
+    """The middle request names an order shipped to the customer's own address but placed on another
+    seeded account: the goal leaves it as it is, and the agent that cancels whatever it is asked fails."""
+    from envs.actors.scripted_user import ScriptedUser
+    from envs.episode import run_episode
+
+    for task in _tasks(support, "household_order"):
+        rows = task.initial_state.insert
+        me = next(a.arguments["email"] for a in task.expected_actions if a.name == "find_customer_by_email")
+        orders = [r.row for r in rows if r.table == "orders"]
+        mine = {o["customer_id"] for o in orders if o["id"] != orders[1]["id"]}
+        assert len(mine) == 1 and orders[1]["customer_id"] not in mine  # the middle order is another account's
+        assert orders[1]["ship_line1"] == orders[0]["ship_line1"]  # ... coming to the customer's address
+        assert me and not any(a.name == "cancel_order" and a.arguments["order_id"] == orders[1]["id"]
+                              for a in task.expected_actions)
+    rec = asyncio.run(run_episode(support, _tasks(support, "household_order")[0], support.scripted_agents["eager"](),
+                                  ScriptedUser(), 1))
+    assert rec.reward == 0.0

@@ -115,6 +115,8 @@ class Instance:
     rows: list[dict] = field(default_factory=list)
     # the wording's own draws, apart from ``rng``: a new phrasing never moves the goal's data
     words: random.Random = field(default_factory=random.Random)
+    # the other seeded accounts (a household member's order is placed on one of them)
+    accounts: list[dict] = field(default_factory=list)
 
     def phrase(self, *parts: str | list[str]) -> str:
         """One sentence from its parts, each a fixed string or options drawn with ``words``: a family's
@@ -124,7 +126,8 @@ class Instance:
 
     def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
               damaged: str | None = None, first_refunded: bool = False, quantities: list[int] | None = None,
-              placed_gap: int = 4, same_as: list[dict] | None = None, price_pct: int = 100) -> Order:
+              placed_gap: int = 4, same_as: list[dict] | None = None, price_pct: int = 100,
+              owner: dict | None = None) -> Order:
         k = len(self.orders) + 1
         stem = f"{7 + self.n // 1000}{self.n % 1000:03d}{k}"  # O-7FNNK: family, instance, order (8 past the 10th family)
         oid = f"O-{stem}"
@@ -138,11 +141,13 @@ class Instance:
         carrier = self.rng.choice(sorted(CARRIERS))
         o = Order(oid, items, shipping_cents, state, delivered_days_ago, carrier, placed_gap)
         self.orders.append(o)
-        self._rows(o, damaged, items[0]["id"] if first_refunded else None)
+        self._rows(o, damaged, items[0]["id"] if first_refunded else None, owner)
         return o
 
-    def _rows(self, o: Order, damaged: str | None, refunded_item: int | None) -> None:
+    def _rows(self, o: Order, damaged: str | None, refunded_item: int | None, owner: dict | None = None) -> None:
+        # ``owner``: another account's order, paid with its card but shipped to this customer's address
         c = self.customer
+        payer = owner or c
         if o.state in ("processing", "label_created"):
             placed = dt.datetime.combine(TODAY - dt.timedelta(days=self.rng.randint(1, 3)), dt.time(9, 30))
             status = "processing"
@@ -155,8 +160,8 @@ class Instance:
         sub = sum(it["quantity"] * it["unit_price_cents"] for it in o.items)
         add = self.rows.append
         add({"table": "orders", "row": {
-            "id": o.id, "customer_id": c["id"], "placed_at": f"{placed:%Y-%m-%d %H:%M:%S}", "status": status,
-            "payment_method_id": c["pm"], "ship_line1": c["line1"], "ship_city": c["city"], "ship_state": c["state"],
+            "id": o.id, "customer_id": payer["id"], "placed_at": f"{placed:%Y-%m-%d %H:%M:%S}", "status": status,
+            "payment_method_id": payer["pm"], "ship_line1": c["line1"], "ship_city": c["city"], "ship_state": c["state"],
             "ship_zip": c["zip"], "subtotal_cents": sub, "shipping_cents": o.shipping_cents, "total_cents": o.total}})
         for it in o.items:
             row = {"id": it["id"], "order_id": o.id, "product_id": it["product_id"], "name": it["name"],
@@ -186,7 +191,7 @@ class Instance:
                 "missing_items": None, "damaged_items": damaged, "collected_at": f"{delivered:%Y-%m-%d %H:%M:%S}"}})
         add({"table": "shipments", "row": ship})
         add({"table": "charges", "row": {
-            "id": f"CH-{o.id[2:]}", "order_id": o.id, "payment_method_id": c["pm"], "amount_cents": o.total,
+            "id": f"CH-{o.id[2:]}", "order_id": o.id, "payment_method_id": payer["pm"], "amount_cents": o.total,
             "status": "captured", "created_at": f"{placed + dt.timedelta(minutes=2):%Y-%m-%d %H:%M:%S}"}})
         if refunded_item is not None:
             it = next(i for i in o.items if i["id"] == refunded_item)
@@ -269,7 +274,8 @@ class SupportFamily:
         tasks = []
         for i, cust in enumerate(customers, 1):
             inst = Instance(self.offset + i, cust, rng.choice(personas), random.Random(f"{self.name}:{seed}:{i}"),
-                            list(data.products), words=random.Random(f"{self.name}:{seed}:{i}:words"))
+                            list(data.products), words=random.Random(f"{self.name}:{seed}:{i}:words"),
+                            accounts=[c for c in data.customers if c["id"] != cust["id"]])
             body = self.build(inst)
             sc = body.pop("scenario")
             sc.setdefault("hidden_facts", inst.identity_facts())
@@ -1080,6 +1086,46 @@ def partial_units(inst: Instance) -> dict:
     }
 
 
+def household_order(inst: Instance) -> dict:
+    """Three requests, the middle one about an order the customer takes for its own: it ships to the
+    customer's address, but a housemate placed it on their own account (``get_order`` shows another
+    ``customer_id``). The policy: an order the customer names must belong to the verified account, and
+    other customers' data is not discussed; so that order is neither changed nor described, and the
+    two others go ahead."""
+    a, item = _damaged_order(inst, n_items=2)
+    mate = inst.rng.choice(inst.accounts)
+    x = inst.order("processing", owner=mate)
+    c = inst.order("processing")
+    addr = inst.new_address()
+    who = inst.words.choice(["my housemate", "my partner", "my flatmate", "my roommate"])
+    return {
+        "description": f"An order of another account among the customer's: {x.id} ships to the customer's address but "
+                       f"was placed on {mate['id']}'s account, so it is not cancelled nor described; the damaged "
+                       f"{item['name']} of {a.id} refunded; {c.id} re-addressed.",
+        "scenario": {
+            "goal": f"A refund for the damaged {item['name']} of {a.id}; order {x.id} cancelled, if it can be (you think "
+                    f"it is yours: it is coming to your address, but {who} {mate['first']} placed it on their own "
+                    f"account); order {c.id} shipped to {address_words(addr)}.",
+            "request": damaged_line(inst, item, a.id, _REFUND_ASK),
+            "hidden_facts": inst.identity_facts() + [
+                {"id": "household", "topic": "order_number", "asked_by": ["order number"],
+                 "fact": inst.phrase([f"{x.id} is the number on the delivery notice for the parcel coming to our house",
+                                      f"that's the number I have for it, {x.id}, it's being delivered here",
+                                      f"{x.id} is what the shipping email said, and it's coming to my address"],
+                                     [". Oh, wait, ", "; hmm, actually ", ". Although, thinking about it, "],
+                                     [f"{who} {mate['first']} might have ordered it from their own account.",
+                                      f"maybe {who} {mate['first']} placed that one on their account.",
+                                      f"it could be {who} {mate['first']}'s order, on their account."])}],
+            "more_requests": [cancel_line(inst, x.id),
+                              address_line(inst, c.id, addr, ["and last, ", "finally, ", "last thing: ", "lastly, "])],
+            "max_turns": 40,
+        },
+        "actions": refund(a, [item], "damaged") + [{"name": "get_order", "arguments": {"order_id": x.id}}]
+        + change_address(c, addr),
+        "outputs": [money(item["unit_price_cents"])],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -1148,6 +1194,11 @@ _FAMILIES = [
     SupportFamily("partial_units", "part of a line damaged (two of the four): only those units refunded or replaced, "
                   "the amount unit price x units with no shipping fee, then a cancellation", partial_units, 1900,
                   relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Cancellation")),
+    SupportFamily("household_order", "an order the customer takes for its own is on a housemate's account (it ships to "
+                  "the customer's address): not changed nor described; a refund and an address change go ahead",
+                  household_order, 2000,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Cancellation",
+                             "Shipping address", "Manner")),
 ]
 
 

@@ -48,6 +48,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.products: dict[str, dict] = {}
         self.doorstep: str | None = None  # found | missing
         self.bad_orders: set[str] = set()
+        self.doubted: str | None = None  # an order read that is not on the verified account, number asked again
         # a proposed change awaiting the customer's yes, then being carried out
         self.proposal: dict | None = None
         self.awaiting_yes = False
@@ -347,6 +348,17 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         if oid is None and (step := self._order_from_description()) is not None:
             return step
         oid = self.facts.order_id
+        if self.doubted and oid in (None, self.doubted):
+            # asked to check the number of an order that is not theirs, they name no other order (or the
+            # same one again): it is another account's, so it is neither changed nor described
+            gone, self.doubted = self.doubted, None
+            self.facts.order_id = None
+            return self._refuse(
+                f"I'm sorry, but order {gone} isn't on the account you've verified, so I can't make any changes to it "
+                "or share its details. If it was placed on someone else's account, the account holder would need to "
+                "contact us themselves."
+            )
+        self.doubted = None
         if oid is None:
             if "order" not in self.asked:
                 return self._ask("order", "Thank you, you're verified. Could you tell me the order number of the order this is about?")
@@ -366,6 +378,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
             self.facts.order_id = None
             self.order = None
             self.asked.discard("order")
+            self.doubted = oid
             return self._say(
                 f"I can't find order {oid} on your account. Could you double-check the order number?"
             )
