@@ -49,6 +49,12 @@ def clarify_before_action(events, idx, params):
 
     if any(isinstance(e, AgentEvent) and clarifies(e.content) for e in events[start + 1 : u]):
         return "NOT_APPLICABLE", "the agent already asked what the customer meant in this exchange"
+    # the customer answers a question that offered readings ("the whole order, or one item?"):
+    # the ambiguity is settled, whatever turn the situation was first played in
+    before = next((e for e in reversed(events[:u]) if isinstance(e, AgentEvent)), None) if u >= 0 else None
+    if before is not None and any(re.search(r"\bor\b", q, re.I) and not (ident and re.search(ident, q, re.I))
+                                  for q in request_sentences(before.content)):
+        return "NOT_APPLICABLE", "the customer answers the agent's question of which reading was meant"
     mutating = set(params.get("mutating_tools", []))
     acted = [e.call.name for e in step_tools(events, idx) if e.call.name in mutating]
     if acted:
