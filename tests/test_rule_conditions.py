@@ -119,6 +119,62 @@ def test_r7_applies_to_instructions_in_many_wordings(said):
     assert judged("R7", "Could you give me your name and zip code?", said) != NA
 
 
+# --- R1: "If the request is ambiguous" ----------------------------------------------------------
+
+IDENTITY_ASKED = ("agent", "Happy to help. Could you give me the email on the account and your zip code?")
+
+
+def test_r1_not_applicable_to_a_request_that_names_its_act_past_the_identity_details():
+    """A request with one reading ("cancel order O-00777") stays the request the reply answers
+    after the customer hands over an email and a zip: the rule is not judged on a proposal."""
+    assert judged("R1", "Thanks, you're verified. Shall I cancel O-00777?",
+                  "Please cancel order O-00777, I ordered it twice.", IDENTITY_ASKED, "sam.ode@example.org, zip 12345") == NA
+    assert judged("R1", "Shall I change the shipping address of O-00777 to 9 Elm Road?",
+                  "I'd like to change the delivery address of O-00777 to 9 Elm Road.", IDENTITY_ASKED, "Sam Ode, 12345") == NA
+
+
+def test_r1_applies_to_an_ambiguous_request_past_the_identity_details():
+    assert judged("R1", "Thanks. I've refunded the whole order.",
+                  "It never came, give it back.", IDENTITY_ASKED, "sam.ode@example.org, zip 12345") == V
+    assert judged("R1", "Thanks. Is it the whole order that never came, or one item of it?",
+                  "It never came, give it back.", IDENTITY_ASKED, "sam.ode@example.org, zip 12345") == F
+
+
+def test_r1_not_applicable_once_the_customer_answered_a_question_of_what_was_meant():
+    """A reading put for a yes or no ("was it the parcel itself?") asks what was meant as much as
+    a question offering two; an open "How can I help?" asks nothing of the sort."""
+    asked = ("agent", "Just so I'm sure: was it the parcel itself that never came?")
+    assert judged("R1", "Thanks, let me look at the tracking.", "It never showed up.", asked, "The parcel itself, yes.") == NA
+    opened = ("agent", "You're verified. How can I help today?")
+    assert judged("R1", "I've refunded the whole order.", "Hi.", opened, "It never came, give it back.") == V
+
+
+# --- R3: "If the customer is upset or makes a mistake" -------------------------------------------
+
+def test_r3_not_applicable_to_a_calm_customer_who_made_no_mistake():
+    assert judged("R3", "Sure, let me look at the tracking.", "Hi, could you tell me where O-00123 is?") == NA
+
+
+@pytest.mark.parametrize("said", [
+    "This is ridiculous, my kettle arrived dented.",   # upset
+    "Ugh, I'm so worried it's lost.",                  # upset short of anger
+    "Sorry, I typed my old address on the order.",     # a mistake of their own
+])
+def test_r3_applies_to_an_upset_or_mistaken_customer(said):
+    assert judged("R3", "I'm sorry about that; let's sort it out together.", said) == F
+    assert judged("R3", "Next time, please check before you write to us.", said) == V
+
+
+def test_r3_applies_when_a_detail_the_customer_gave_matched_nothing():
+    """A mistake shows in what the lookups found: an order number that is not on the account, or
+    a refused lookup; a reply that blames a calm customer presumes one, so it is judged too."""
+    assert judged("R3", "I can't find O-00713 on your account. Easy to mix up digits; could you check the number?",
+                  "Order O-00713, please.") == F
+    refused = tool("get_order", "Error: no order O-00713", ok=False, order_id="O-00713")
+    assert judged("R3", "Could you check the number on your confirmation email?", "Order O-00713, please.", refused) == F
+    assert judged("R3", "You should have read the tracking page before writing.", "Where is O-00123?") == V
+
+
 # --- R9: "If the customer is angry" -------------------------------------------------------------
 
 def test_r9_not_applicable_to_a_calm_customer():
@@ -194,6 +250,23 @@ def test_a_gold_tool_output_that_is_an_error_object_is_a_refused_call():
     evs, _ = item.events()
     tools = [e for e in evs if isinstance(e, ToolEvent)]
     assert [t.ok for t in tools] == [False, True]  # a result that merely has an "error" field is a result
+
+
+@pytest.mark.parametrize("output,refused", [
+    ("ToolError: no order O-00713", True),
+    ("NotFoundError: no customer with that email", True),
+    ("Exception: lookup failed", True),
+    ('{"order_id": "O-1", "status": "shipped", "note": "Error codes are listed in the app"}', False),
+    ("Errors in the carrier feed are rare; the parcel is in transit.", False),
+])
+def test_a_gold_tool_output_headed_by_an_exception_name_is_a_refused_call(output, refused):
+    """Other frameworks head a refusal with the exception's name; text that only mentions an
+    error is a result."""
+    item = GoldItem(id="x", rule="R14", situation="cooperative", reply="Sorry.", label="FOLLOWED",
+                    dialogue=[{"role": "user", "content": "O-00713"},
+                              {"role": "tool", "name": "get_order", "output": output}])
+    evs, _ = item.events()
+    assert [e.ok for e in evs if isinstance(e, ToolEvent)] == [not refused]
 
 
 # --- tutoring ------------------------------------------------------------------------------------

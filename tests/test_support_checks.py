@@ -106,6 +106,16 @@ def test_r2_offer_after_lookup_is_fine():
     ("It went missing because you weren't home.", V),
     ("You entered the wrong zip, that's why.", V),
     ("That's your own mistake, I'm afraid.", V),
+    # the lesson for next time and hindsight, in other words
+    ("For future reference, please check the contents before throwing the box away.", V),
+    ("Checking the box first would have been better; it would have saved us both time.", V),
+    ("You could have checked the tracking page yourself.", V),
+    ("The error originated on your side at checkout.", V),
+    ("Going forward, it's worth double-checking the address.", V),
+    ("Typing in capitals won't make this any faster.", V),
+    # what the customer can do now is no lesson
+    ("Could you check the box once more, in case the block is tucked inside?", F),
+    ("If it's easier, you could check the tracking page for updates yourself too.", F),
 ])
 def test_r3_blame(reply, expected):
     assert verdict("R3", reply, "The parcel went missing!") == expected

@@ -49,10 +49,13 @@ def clarify_before_action(events, idx, params):
 
     if any(isinstance(e, AgentEvent) and clarifies(e.content) for e in events[start + 1 : u]):
         return "NOT_APPLICABLE", "the agent already asked what the customer meant in this exchange"
-    # the customer answers a question that offered readings ("the whole order, or one item?"):
-    # the ambiguity is settled, whatever turn the situation was first played in
+    # the customer answers the agent's question of what was meant, one offering readings ("the
+    # whole order, or one item?") or one reading to say yes or no to (reading_pattern: "was it
+    # the parcel itself that never came?"), not an open "How can I help?": the ambiguity is
+    # settled, whatever turn the situation was first played in
+    reading = params.get("reading_pattern") or r"\bor\b"
     before = next((e for e in reversed(events[:u]) if isinstance(e, AgentEvent)), None) if u >= 0 else None
-    if before is not None and any(re.search(r"\bor\b", q, re.I) and not (ident and re.search(ident, q, re.I))
+    if before is not None and any(re.search(reading, q, re.I) and not (ident and re.search(ident, q, re.I))
                                   for q in request_sentences(before.content)):
         return "NOT_APPLICABLE", "the customer answers the agent's question of which reading was meant"
     mutating = set(params.get("mutating_tools", []))
