@@ -175,6 +175,20 @@ def test_r3_applies_when_a_detail_the_customer_gave_matched_nothing():
     assert judged("R3", "You should have read the tracking page before writing.", "Where is O-00123?") == V
 
 
+# --- R8: "If the customer drifts off topic" ----------------------------------------------------
+
+def test_r8_not_applicable_to_a_goodbye_after_the_request_is_done():
+    """A customer who closes the conversation has no request left to be brought back to, even
+    when the farewell mentions the weather."""
+    done = ("agent", "Your $12.50 refund is pending and should post by 2026-06-17.")
+    assert judged("R8", "You're welcome, you too! Take care.", "Check my refund?", done,
+                  "Perfect, thanks so much! Have a lovely day, enjoy the sunshine.") == NA
+    assert judged("R8", "Ha, the weather is great. What are you up to this weekend?", "Check my refund?", done,
+                  "Thanks! By the way, lovely weather today, isn't it?") == V
+    assert judged("R8", "Glad it's sunny! Now, back to your refund: it posts by 2026-06-17.",
+                  "Did you watch the football last night? Anyway, where's my refund?") == F
+
+
 # --- R9: "If the customer is angry" -------------------------------------------------------------
 
 def test_r9_not_applicable_to_a_calm_customer():

@@ -225,6 +225,13 @@ def test_r8_off_topic(reply, expected):
     ("I can see why this is maddening. Let's fix it.", F),
     ("To understand what happened, I need the order number.", V),
     ("Provide your email address.", V),
+    # "before moving on": an acknowledgement tacked on after the business comes too late
+    ("FedEx has O-00512 in transit, estimated 2026-06-18. Sorry for the frustration.", V),
+    ("Could you give me your email and zip? I understand this is frustrating.", V),
+    ("I understand how frustrating this is. FedEx has O-00512 in transit, estimated 2026-06-18.", F),
+    ("I'm so sorry your order is this late; FedEx has it in transit.", F),
+    # softening bad news acknowledges nothing
+    ("I'm sorry, but the order has already shipped.", V),
 ])
 def test_r9_anger(reply, expected):
     assert verdict("R9", reply, "This is the worst service ever!") == expected
