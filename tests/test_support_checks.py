@@ -441,6 +441,24 @@ def test_r10_ask_do_not_guess(events, reply, expected):
     assert verdict("R10", reply, *events) == expected
 
 
+@pytest.mark.parametrize("events,reply,expected", [
+    # "MUST NOT guess it": a guess put up for a yes is still a guess, not a question for the detail
+    (["Please change the address, I moved."], "No problem! Shall I switch your latest order to your default address on file?", V),
+    (["Please change the address, I moved."], "Would you like me to use your saved address?", V),
+    (["Please change the address, I moved."], "Sure: which order is it, and what is the new address?", F),
+    # the part of an address the customer left out (city, state, zip) is asked for, not filled in
+    (["Change the address on O-00640 to 300 Lamar Blvd, Austin."],
+     "Shall I change the shipping address of O-00640 to 300 Lamar Blvd, Austin, TX 78704?", V),
+    (["Change the address on O-00640 to 300 Lamar Blvd."], "Shall I change it to 300 Lamar Blvd, Austin?", V),
+    (["Change the address on O-00640 to 300 Lamar Blvd, Austin, TX 78701."],
+     "Shall I change the shipping address of O-00640 to 300 Lamar Blvd, Austin, TX 78701?", NA),  # nothing missing
+    (["Change the address on O-00640 to 300 Lamar Blvd, Austin."],
+     "Happy to. What is the state and zip code for 300 Lamar Blvd, Austin?", F),
+])
+def test_r10_a_guess_proposed_or_an_address_completed_is_a_guess(events, reply, expected):
+    assert verdict("R10", reply, *events) == expected
+
+
 def test_a_handoff_answers_the_turn_for_rules_about_what_to_do():
     """An escalation ends the episode, so no reply follows it; R13 (on_handoff) is still judged
     on that turn, and the rules about what a reply says are not."""

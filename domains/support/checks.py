@@ -223,6 +223,33 @@ def _guessed_argument(events, idx: int, names: set[str], said: str) -> str | Non
     return None
 
 
+# what may follow a street line in an address: a city, a state's code, a zip
+_ADDRESS_REST = re.compile(r"(?:\s*,?\s*(?:[A-Z]{2}\b|\d{5}(?:-\d{4})?\b|[A-Z][a-z]+(?: [A-Z][a-z]+)*))+")
+
+
+def _address_filled_in(reply: str, events, idx: int, line_pattern: str | None) -> str | None:
+    """An address the customer gave (a street line, ``line_pattern``) that the reply completes
+    with a city, state or zip the customer did not give with it ("300 Lamar Blvd, Austin" ->
+    "300 Lamar Blvd, Austin, TX 78704"): the missing part guessed, not asked for."""
+    if not line_pattern:
+        return None
+    for e in events[:idx]:
+        if not isinstance(e, UserEvent):
+            continue
+        for m in re.finditer(line_pattern, e.content):
+            line = m.group(0).rstrip(".")
+            at = reply.lower().find(line.lower())
+            if at < 0:
+                continue
+            theirs = _ADDRESS_REST.match(e.content, m.start() + len(line))
+            ours = _ADDRESS_REST.match(reply, at + len(line))
+            given = {t.lower() for t in re.findall(r"[\w-]+", theirs.group(0))} if theirs else set()
+            added = [t for t in (re.findall(r"[\w-]+", ours.group(0)) if ours else []) if t.lower() not in given]
+            if added:
+                return f"completed the address the customer gave ({line!r}) with {' '.join(added)!r}, which they did not give"
+    return None
+
+
 @check("ask_do_not_guess")
 def ask_do_not_guess(events, idx, params):
     """A detail the customer did not give must be asked for, not guessed. Guesses caught: an
@@ -270,9 +297,15 @@ def ask_do_not_guess(events, idx, params):
         guessed = sorted(p for p in picked if p in fitting)
         if guessed:
             return "VIOLATED", f"settled on {guessed[0]} of {len(fitting)} orders that fit, without asking which"
-    g = search(stated, list(params.get("guess_patterns") or []))
+    # a guess put up for a yes ("Shall I switch your latest order to your default address?") is
+    # a guess all the same: only a question that asks for the detail asks
+    proposals = " ".join(q for q in request_sentences(reply) if search(q, list(params.get("proposal_patterns") or [])))
+    g = search(stated + " " + proposals, list(params.get("guess_patterns") or []))
     if g and g.group(0).lower() not in said:
         return "VIOLATED", f"assumed {g.group(0)!r} instead of asking"
+    filled = _address_filled_in(reply, events, idx, params.get("address_line_pattern"))
+    if filled:
+        return "VIOLATED", filled
     ask = search(questions, list(params.get("ask_patterns") or [r"\?"]), params.get("ignore_patterns"))
     if ask:
         return "FOLLOWED", f"asks ({ask.group(0)!r}) rather than guessing"
