@@ -403,7 +403,7 @@ TICKET = tool("create_ticket", {"ticket_id": "T-1", "status": "open"}, customer_
     ([asked("Shall I refund $24.99 for the lamp to your Visa ending 4242?"), "Yes please.", TO_CARD], "Refunded to your Visa.", F),
     ([asked("Shall I refund $24.99 for the lamp to your card?"), "Yes, but as store credit please.", TO_CREDIT], "Done.", F),
     ([asked("Shall I refund $24.99 for the lamp?"), "Yes.", TO_CREDIT], "Done.", F),
-    # still deciding is no yes, whatever words of assent it holds
+    # still deciding is no yes: "not sure" is no "sure"
     ([asked("Shall I send a replacement?"), "Hmm, let me think. I'm not sure. I'm still deciding.", DONE_REPLACE], "Sent.", V),
     ([asked("Shall I send a replacement?"), "Not sure, to be honest.", DONE_REPLACE], "Sent.", V),
     ([asked("Shall I send a replacement?"), "Sure, go ahead.", DONE_REPLACE], "Sent.", F),

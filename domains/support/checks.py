@@ -136,9 +136,6 @@ def confirm_before_change(events, idx, params):
             if m and m.group(1) not in stated:
                 return "VIOLATED", f"{e.call.name} was for ${m.group(1)}, not the amount the customer said yes to (${', $'.join(sorted(stated))})"
     said = events[u].content
-    undecided = search(said, list(params.get("undecided_patterns") or []))
-    if undecided:
-        return "VIOLATED", f"{changes[0]} was made while the customer was still deciding ({undecided.group(0)!r})"
     no = search(said, list(params.get("not_yes_patterns") or []), _pauses(said, params))
     if no:
         return "VIOLATED", f"{changes[0]} was made although the customer's answer was not a plain yes ({no.group(0)!r})"
