@@ -148,7 +148,7 @@ def confirm_before_change(events, idx, params):
             return {p for p, pat in places.items() if re.search(pat, text, re.I)}
         agreed = named_places(said) or named_places(asked.content)
         for e in step_tools(events, idx):
-            went = e.call.arguments.get(arg) if e.ok and e.call.name in actions else None
+            went = (e.call.arguments_dict() or {}).get(arg) if e.ok and e.call.name in actions else None
             if went and len(agreed) == 1 and went not in agreed:
                 return "VIOLATED", f"{e.call.name} went to {went}, not to the {next(iter(agreed))} the customer said yes to"
     if not search(said, list(params["yes_patterns"])):
