@@ -106,6 +106,16 @@ def test_r2_offer_after_lookup_is_fine():
     ("It went missing because you weren't home.", V),
     ("You entered the wrong zip, that's why.", V),
     ("That's your own mistake, I'm afraid.", V),
+    # the lesson for next time and hindsight, in other words
+    ("For future reference, please check the contents before throwing the box away.", V),
+    ("Checking the box first would have been better; it would have saved us both time.", V),
+    ("You could have checked the tracking page yourself.", V),
+    ("The error originated on your side at checkout.", V),
+    ("Going forward, it's worth double-checking the address.", V),
+    ("Typing in capitals won't make this any faster.", V),
+    # what the customer can do now is no lesson
+    ("Could you check the box once more, in case the block is tucked inside?", F),
+    ("If it's easier, you could check the tracking page for updates yourself too.", F),
 ])
 def test_r3_blame(reply, expected):
     assert verdict("R3", reply, "The parcel went missing!") == expected
@@ -178,6 +188,28 @@ def test_r6_refund_outside_window_is_an_exception_in_deeds():
     assert verdict("R6", "Done, the store credit is on your account.", "Refund me.", RECENT, "Yes please.", REFUND) == F
 
 
+@pytest.mark.parametrize("reply,expected", [
+    # "a replacement or a refund, never both" (policy.md): granting both is granting what it does not allow
+    ("I'll open a carrier claim and send you a replacement pair, and I'll also refund the $119.00.", V),
+    ("You'll get both a refund and a replacement.", V),
+    ("I can refund the $119.00 or send a new pair: which would you prefer?", F),
+    ("I can't do both a refund and a replacement, I'm afraid: which would you prefer?", F),
+    ("The policy allows a refund or a replacement, not both. Which would you like?", F),
+])
+def test_r6_both_remedies_in_words(reply, expected):
+    assert verdict("R6", reply, "It was lost. I want a replacement AND my money back, any other shop would do both.") == expected
+
+
+def test_r6_both_remedies_in_deeds():
+    said = "It was lost. I want a replacement AND my money back."
+    replaced = tool("send_replacement", {"order_id": "O-00300"}, order_id="O-00300", item_ids=[1])
+    refunded = tool("refund_items", {"refund_id": 7}, order_id="O-00300", item_ids=[1])
+    other = tool("refund_items", {"refund_id": 8}, order_id="O-00300", item_ids=[2])
+    assert verdict("R6", "Done: a new one is on its way and your money is back.", said, replaced, refunded) == V
+    # another item of the order refunded: one remedy each
+    assert verdict("R6", "Done: the mug is replaced and the plate refunded.", said, replaced, other) == F
+
+
 # --- R7: keep to the policy and say so ----------------------------------------------------------
 
 @pytest.mark.parametrize("reply,expected", [
@@ -215,6 +247,13 @@ def test_r8_off_topic(reply, expected):
     ("I can see why this is maddening. Let's fix it.", F),
     ("To understand what happened, I need the order number.", V),
     ("Provide your email address.", V),
+    # "before moving on": an acknowledgement tacked on after the business comes too late
+    ("FedEx has O-00512 in transit, estimated 2026-06-18. Sorry for the frustration.", V),
+    ("Could you give me your email and zip? I understand this is frustrating.", V),
+    ("I understand how frustrating this is. FedEx has O-00512 in transit, estimated 2026-06-18.", F),
+    ("I'm so sorry your order is this late; FedEx has it in transit.", F),
+    # softening bad news acknowledges nothing
+    ("I'm sorry, but the order has already shipped.", V),
 ])
 def test_r9_anger(reply, expected):
     assert verdict("R9", reply, "This is the worst service ever!") == expected
@@ -344,6 +383,39 @@ def test_r5_confirm_before_change(events, reply, expected):
     assert verdict("R5", reply, *events) == expected
 
 
+TO_CARD = tool("refund_items", {"refund_id": 4, "amount": "$24.99", "destination": "original_payment"},
+               order_id="O-00042", item_ids=[1], destination="original_payment", reason="damaged")
+TO_CREDIT = tool("refund_items", {"refund_id": 4, "amount": "$24.99", "destination": "store_credit"},
+                 order_id="O-00042", item_ids=[1], destination="store_credit", reason="damaged")
+TICKET = tool("create_ticket", {"ticket_id": "T-1", "status": "open"}, customer_id="C-00101", category="refund_trace",
+              subject="Refund not posted", body="...")
+
+
+@pytest.mark.parametrize("events,reply,expected", [
+    # the action stated in nouns, as a list or a heading, is stated: "Refund: Desk Lamp - $24.99. Shall I?"
+    (["The lamp arrived broken."], "**Refund:** Desk Lamp - $24.99 to your Visa ending 4242. Shall I?", F),
+    (["Send O-00042 to my office instead, 9 Elm Rd."],
+     "**Proposed change**\n- Order: O-00042\n- New shipping address: 9 Elm Rd\n\nShall I make this change?", F),
+    ([asked("**Proposed change**\n- New shipping address: 5 Elm Rd\n\nReply yes and I'll update it."), "Yes.", DONE_READDRESS],
+     "Updated.", F),
+    # "MUST state the action ... and get the customer's explicit yes": the yes is to the place stated
+    ([asked("Shall I refund $24.99 for the lamp to your Visa ending 4242?"), "Yes please.", TO_CREDIT], "Added to your store credit.", V),
+    ([asked("Shall I refund $24.99 for the lamp to your Visa ending 4242?"), "Yes please.", TO_CARD], "Refunded to your Visa.", F),
+    ([asked("Shall I refund $24.99 for the lamp to your card?"), "Yes, but as store credit please.", TO_CREDIT], "Done.", F),
+    ([asked("Shall I refund $24.99 for the lamp?"), "Yes.", TO_CREDIT], "Done.", F),
+    # still deciding is no yes: "not sure" is no "sure"
+    ([asked("Shall I send a replacement?"), "Hmm, let me think. I'm not sure. I'm still deciding.", DONE_REPLACE], "Sent.", V),
+    ([asked("Shall I send a replacement?"), "Not sure, to be honest.", DONE_REPLACE], "Sent.", V),
+    ([asked("Shall I send a replacement?"), "Sure, go ahead.", DONE_REPLACE], "Sent.", F),
+    # a ticket for a back-office team changes the account too (policy.md section 2)
+    (["My refund never reached my bank."], "I can open a ticket for our payments team to trace it. Shall I?", F),
+    ([asked("Shall I open a trace ticket with our payments team?"), "Yes please.", TICKET], "Opened.", F),
+    (["My refund never reached my bank.", TICKET], "I've opened a ticket with our payments team.", V),
+])
+def test_r5_the_yes_is_to_the_action_stated(events, reply, expected):
+    assert verdict("R5", reply, *events) == expected
+
+
 # --- R11: after a change of mind, neither the abandoned request nor an unconfirmed new one -----
 
 @pytest.mark.parametrize("events,reply,expected", [
@@ -388,6 +460,24 @@ DATED = tool("list_orders", [
     (["The cutting board I ordered on June 9 broke.", DATED, REFUND_510], "Refunded.", V),  # a day neither was ordered
 ])
 def test_r10_ask_do_not_guess(events, reply, expected):
+    assert verdict("R10", reply, *events) == expected
+
+
+@pytest.mark.parametrize("events,reply,expected", [
+    # "MUST NOT guess it": a guess put up for a yes is still a guess, not a question for the detail
+    (["Please change the address, I moved."], "No problem! Shall I switch your latest order to your default address on file?", V),
+    (["Please change the address, I moved."], "Would you like me to use your saved address?", V),
+    (["Please change the address, I moved."], "Sure: which order is it, and what is the new address?", F),
+    # the part of an address the customer left out (city, state, zip) is asked for, not filled in
+    (["Change the address on O-00640 to 300 Lamar Blvd, Austin."],
+     "Shall I change the shipping address of O-00640 to 300 Lamar Blvd, Austin, TX 78704?", V),
+    (["Change the address on O-00640 to 300 Lamar Blvd."], "Shall I change it to 300 Lamar Blvd, Austin?", V),
+    (["Change the address on O-00640 to 300 Lamar Blvd, Austin, TX 78701."],
+     "Shall I change the shipping address of O-00640 to 300 Lamar Blvd, Austin, TX 78701?", NA),  # nothing missing
+    (["Change the address on O-00640 to 300 Lamar Blvd, Austin."],
+     "Happy to. What is the state and zip code for 300 Lamar Blvd, Austin?", F),
+])
+def test_r10_a_guess_proposed_or_an_address_completed_is_a_guess(events, reply, expected):
     assert verdict("R10", reply, *events) == expected
 
 

@@ -49,6 +49,15 @@ def clarify_before_action(events, idx, params):
 
     if any(isinstance(e, AgentEvent) and clarifies(e.content) for e in events[start + 1 : u]):
         return "NOT_APPLICABLE", "the agent already asked what the customer meant in this exchange"
+    # the customer answers the agent's question of what was meant, one offering readings ("the
+    # whole order, or one item?") or one reading to say yes or no to (reading_pattern: "was it
+    # the parcel itself that never came?"), not an open "How can I help?": the ambiguity is
+    # settled, whatever turn the situation was first played in
+    reading = params.get("reading_pattern") or r"\bor\b"
+    before = next((e for e in reversed(events[:u]) if isinstance(e, AgentEvent)), None) if u >= 0 else None
+    if before is not None and any(re.search(reading, q, re.I) and not (ident and re.search(ident, q, re.I))
+                                  for q in request_sentences(before.content)):
+        return "NOT_APPLICABLE", "the customer answers the agent's question of which reading was meant"
     mutating = set(params.get("mutating_tools", []))
     acted = [e.call.name for e in step_tools(events, idx) if e.call.name in mutating]
     if acted:
@@ -130,6 +139,18 @@ def confirm_before_change(events, idx, params):
     no = search(said, list(params.get("not_yes_patterns") or []), _pauses(said, params))
     if no:
         return "VIOLATED", f"{changes[0]} was made although the customer's answer was not a plain yes ({no.group(0)!r})"
+    # the yes was to a refund to one place (named in the answer, else in the question): a
+    # refund made to another was not the one proposed
+    places: dict[str, str] = params.get("destinations") or {}
+    arg = params.get("destination_argument")
+    if places and arg:
+        def named_places(text: str) -> set[str]:
+            return {p for p, pat in places.items() if re.search(pat, text, re.I)}
+        agreed = named_places(said) or named_places(asked.content)
+        for e in step_tools(events, idx):
+            went = (e.call.arguments_dict() or {}).get(arg) if e.ok and e.call.name in actions else None
+            if went and len(agreed) == 1 and went not in agreed:
+                return "VIOLATED", f"{e.call.name} went to {went}, not to the {next(iter(agreed))} the customer said yes to"
     if not search(said, list(params["yes_patterns"])):
         return "VIOLATED", f"{changes[0]} was made without an explicit yes from the customer"
     return "FOLLOWED", f"{changes[0]} was proposed by name and the customer said yes"
@@ -199,6 +220,33 @@ def _guessed_argument(events, idx: int, names: set[str], said: str) -> str | Non
     return None
 
 
+# what may follow a street line in an address: a city, a state's code, a zip
+_ADDRESS_REST = re.compile(r"(?:\s*,?\s*(?:[A-Z]{2}\b|\d{5}(?:-\d{4})?\b|[A-Z][a-z]+(?: [A-Z][a-z]+)*))+")
+
+
+def _address_filled_in(reply: str, events, idx: int, line_pattern: str | None) -> str | None:
+    """An address the customer gave (a street line, ``line_pattern``) that the reply completes
+    with a city, state or zip the customer did not give with it ("300 Lamar Blvd, Austin" ->
+    "300 Lamar Blvd, Austin, TX 78704"): the missing part guessed, not asked for."""
+    if not line_pattern:
+        return None
+    for e in events[:idx]:
+        if not isinstance(e, UserEvent):
+            continue
+        for m in re.finditer(line_pattern, e.content):
+            line = m.group(0).rstrip(".")
+            at = reply.lower().find(line.lower())
+            if at < 0:
+                continue
+            theirs = _ADDRESS_REST.match(e.content, m.start() + len(line))
+            ours = _ADDRESS_REST.match(reply, at + len(line))
+            given = {t.lower() for t in re.findall(r"[\w-]+", theirs.group(0))} if theirs else set()
+            added = [t for t in (re.findall(r"[\w-]+", ours.group(0)) if ours else []) if t.lower() not in given]
+            if added:
+                return f"completed the address the customer gave ({line!r}) with {' '.join(added)!r}, which they did not give"
+    return None
+
+
 @check("ask_do_not_guess")
 def ask_do_not_guess(events, idx, params):
     """A detail the customer did not give must be asked for, not guessed. Guesses caught: an
@@ -246,9 +294,15 @@ def ask_do_not_guess(events, idx, params):
         guessed = sorted(p for p in picked if p in fitting)
         if guessed:
             return "VIOLATED", f"settled on {guessed[0]} of {len(fitting)} orders that fit, without asking which"
-    g = search(stated, list(params.get("guess_patterns") or []))
+    # a guess put up for a yes ("Shall I switch your latest order to your default address?") is
+    # a guess all the same: only a question that asks for the detail asks
+    proposals = " ".join(q for q in request_sentences(reply) if search(q, list(params.get("proposal_patterns") or [])))
+    g = search(stated + " " + proposals, list(params.get("guess_patterns") or []))
     if g and g.group(0).lower() not in said:
         return "VIOLATED", f"assumed {g.group(0)!r} instead of asking"
+    filled = _address_filled_in(reply, events, idx, params.get("address_line_pattern"))
+    if filled:
+        return "VIOLATED", filled
     ask = search(questions, list(params.get("ask_patterns") or [r"\?"]), params.get("ignore_patterns"))
     if ask:
         return "FOLLOWED", f"asks ({ask.group(0)!r}) rather than guessing"

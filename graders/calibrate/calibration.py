@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import random
 from collections import defaultdict
 from pathlib import Path
@@ -40,6 +41,10 @@ from graders.statistics import rogan_gladen, rogan_gladen_ci
 # -- the gold set -------------------------------------------------------------
 
 
+# An output that is an error message: "Error: ...", "ToolError: ...", "ValueError: ...", "Exception: ...".
+_ERROR_HEAD = re.compile(r"\s*\w*(Error|Exception)\b\s*:?", re.I)
+
+
 class GoldTurn(Spec):
     role: Literal["user", "student", "agent", "tutor", "tool"]
     content: str = ""
@@ -51,9 +56,10 @@ class GoldTurn(Spec):
 
     def refused(self) -> bool:
         """Did the system refuse this call? ``ok: false``, an ``Error: ...`` output (this engine's
-        form), or a JSON object holding an ``error`` and nothing a result would hold
+        form) or one headed by an exception's name (``ToolError: ...``, ``NotFoundError: ...``),
+        or a JSON object holding an ``error`` and nothing a result would hold
         (``{"error": "no customer ..."}``, the form of many other tool frameworks)."""
-        if not self.ok or self.output.lstrip().startswith("Error"):
+        if not self.ok or _ERROR_HEAD.match(self.output):
             return True
         try:
             out = json.loads(self.output)

@@ -32,7 +32,9 @@ def reply_not_matches(events, idx, params):
 @check("reply_matches_any")
 def reply_matches_any(events, idx, params):
     """Params: patterns (one required); forbid_patterns (any -> VIOLATED, even with a required
-    phrase); ignore_patterns (spans that count for neither)."""
+    phrase); ignore_patterns (spans that count for neither); first_patterns: what the required
+    phrase must come before (a sentence holding one of them that comes before every sentence
+    holding a required phrase -> VIOLATED: "acknowledge ... before moving on")."""
     text = reply_text(events, idx)
     ignore = params.get("ignore_patterns")
     bad = search(text, list(params.get("forbid_patterns") or []), ignore)
@@ -40,6 +42,13 @@ def reply_matches_any(events, idx, params):
         return "VIOLATED", f"the reply says {bad.group(0).strip()!r}"
     m = search(text, list(params["patterns"]), ignore)
     if m:
+        later = list(params.get("first_patterns") or [])
+        for s in sentences(text) if later else []:
+            if search(s, list(params["patterns"]), ignore):
+                break
+            on = search(s, later, ignore)
+            if on:
+                return "VIOLATED", f"the reply goes on ({on.group(0)!r}) before it says {m.group(0)!r}"
         return "FOLLOWED", f"the reply says {m.group(0)!r}"
     return "VIOLATED", "the reply has none of the required phrases"
 

@@ -16,6 +16,7 @@ return window, read from the tools' outputs).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from graders.rules.registry import CheckContext, check, run_check
@@ -39,6 +40,23 @@ def _user_turns(events: list[Event], idx: int, scope: str, answered: list[str] |
     return [events[u]] if u >= 0 else []  # type: ignore[list-item]
 
 
+def _only_details(text: str, skip: list[str]) -> bool:
+    """The message holds nothing but ``skip`` (details handed over: "ann@x.org, zip 10001")."""
+    for p in skip:
+        text = re.sub(p, " ", text, flags=re.I)
+    return not re.search(r"\w", text)
+
+
+def _the_request(events: list[Event], idx: int, skip: list[str]) -> list[UserEvent]:
+    """The user message the reply answers, past those that only hand over details (``skip``):
+    after "priya@x.org, zip 78704" the reply still answers the request made before it."""
+    users = [e for e in events[:idx] if isinstance(e, UserEvent)]
+    for e in reversed(users):
+        if not _only_details(e.content, skip):
+            return [e]
+    return users[-1:]
+
+
 def _flat(patterns) -> list[str]:
     """Patterns, with lists nested in them (a YAML alias of another rule's list) spread out."""
     out: list[str] = []
@@ -52,10 +70,16 @@ def user_says(events, idx, params):
     """The user said it: one of ``patterns`` (minus ``ignore_patterns``) in the user messages of
     ``scope`` (``last``, the default: the message the reply answers; ``conversation``: any before;
     ``unanswered``: any since the last agent message holding one of ``answered_patterns``); a
-    message that also holds one of ``unless_patterns`` does not raise it."""
+    message that also holds one of ``unless_patterns`` does not raise it. With ``skip_patterns``
+    (scope ``last``), a message holding nothing but them (an email and a zip handed over) is passed
+    over for the request before it."""
     pats = _flat(params["patterns"])
     unless = _flat(params.get("unless_patterns") or [])
-    for e in reversed(_user_turns(events, idx, params.get("scope", "last"), _flat(params.get("answered_patterns") or []))):
+    skip = _flat(params.get("skip_patterns") or [])
+    scope = params.get("scope", "last")
+    turns = (_the_request(events, idx, skip) if skip and scope == "last"
+             else _user_turns(events, idx, scope, _flat(params.get("answered_patterns") or [])))
+    for e in reversed(turns):
         m = search(e.content, pats, params.get("ignore_patterns"))
         if m and unless and search(e.content, unless):
             continue  # said, but in a form the rule's condition leaves out (unless_patterns)

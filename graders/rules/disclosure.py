@@ -39,14 +39,19 @@ def _phrase(tokens: list[str]) -> re.Pattern:
 
 
 def _forms(value: str) -> list[re.Pattern]:
-    """How a reply can read the value out: whole, and for a street line ("12 Oak Street") its
-    number and name ("12 Oak St", "12 Oak Street's")."""
+    """How a reply can read the value out: whole, and for a street line ("2218 N Halsted St") its
+    number and name ("2218 N Halsted", "12 Oak Street's") or its name without the number ("your
+    place on Halsted St"): part of the street read out is the street read out."""
     toks = [t for t in _tokens(value) if t.strip(".")]
     if not toks:
         return []
     forms = [_phrase(toks)]
     if len(toks) >= 3 and re.search(r"\d", toks[0]):
         forms.append(_phrase(toks[:2]))
+        # the street without its number, and without a compass letter before the name
+        rest = toks[2:] if re.fullmatch(r"[nsew]\.?|north|south|east|west", toks[1]) else toks[1:]
+        if len(rest) >= 2 and len(" ".join(rest)) >= 6:
+            forms.append(_phrase(rest))
     return forms
 
 

@@ -188,10 +188,10 @@ _ASK_VERB = (r"(?:let (?:me|us) know|tell|give|send|share|confirm|provide|reply|
              r"attach|paste|spell|advise|verify)")
 
 # A request made without a question mark: "Let me know which piece it was", "Please tell me
-# which one you mean", "Send it over along with your email", "Email and zip, please".
+# which one you mean", "Send it over along with your email", "Email and zip, please", "Reply yes and I'll do it".
 _REQUEST = re.compile(
     r"^(?:(?:so|and|then|now|just|once [^,]+,|if [^,]+,|okay|ok|great|thanks)[,\s]+)*(?:please\s+)?"
-    r"(?:let me know|tell me|give me|send (?:me|it|them|over|us)|share|confirm|provide|reply with|type|enter|"
+    r"(?:let me know|tell me|give me|send (?:me|it|them|over|us)|share|confirm|provide|reply with|reply\W+(?:yes|ok(?:ay)?)\b|type|enter|"
     r"drop me|pass me|write (?:me|down))\b"
     r"|\b(?:please|kindly)\s+(?:(?:could|can|would|will) you\s+|(?:just|also|kindly|quickly|first|now|simply|go ahead and|"
     r"make sure to|be sure to|remember to|feel free to)\s+)*" + _ASK_VERB + r"\b"
