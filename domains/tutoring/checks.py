@@ -22,7 +22,7 @@ from graders.rules.registry import check
 from graders.rules.replies import agent_tools_before, reply_text, request_sentences, sentences, step_tools
 
 from . import conditions  # noqa: F401  (registers the tutoring rules' conditions)
-from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, solved_now,
+from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, right_step, solved_now,
                         student_gave_correct, student_numbers)
 from .problems import evaluate, numbers_in, parse_number
 from .reading import all_numbers, asked_questions, corrected_value, derived_results, stated_results, verbal_claims
@@ -76,7 +76,10 @@ _PART = r"(?<!part )(?<!plan )(?<!step )(?<!idea )(?<!start )(?<!setup )(?<!meth
 VERDICT_POS = re.compile(
     rf"\b((that'?s|that is|it'?s|it is|{_PART}is|you'?re|you are) (correct|right)|correct!|{_NOT_ASKED}you (got|solved) it|well done|you did it)\b",
     re.I)
-VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right|it))\b", re.I)
+VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right|it)|nope)\b", re.I)
+# Judging a value as not the quantity asked for ("20 isn't the sale price", "that's not your answer").
+NOT_THE_ANSWER = re.compile(
+    r"\b(\d[\d.,]*|that|it|this)\s*(isn'?t|is not|'s not|are not|aren'?t)\s+(the|your)\s+(?!only\b|same\b|case\b|end\b|way\b|whole\b)\w+", re.I)
 # Judging an answer by diagnosing it ("looks like you've counted the gaps").
 DIAGNOSE = re.compile(r"\b(looks like you'?ve|seems you'?ve|you'?ve (counted|added|used|forgotten|mixed|left|taken)|you forgot|you mixed up)\b", re.I)
 SOLVED_CLAIM = re.compile(
@@ -206,7 +209,7 @@ def clarify(events, idx, params, context=None):
     reply = reply_text(events, idx)
     if step_tools(events, idx, "mark_solved"):
         return "VIOLATED", "marked the session solved on an unclear answer"
-    m = VERDICT_POS.search(reply) or VERDICT_NEG.search(reply) or DIAGNOSE.search(reply)
+    m = VERDICT_POS.search(reply) or VERDICT_NEG.search(reply) or NOT_THE_ANSWER.search(reply) or DIAGNOSE.search(reply)
     if m:
         return "VIOLATED", f"judged the unclear answer ({m.group(0)!r}) instead of asking what the student meant"
     if not request_sentences(reply) and not re.search(r"\btell me\b", reply, re.I):
@@ -237,6 +240,8 @@ def locate_mistake(events, idx, params, context=None):
     ok = student_gave_correct(events, idx, k)
     if ok is not False:
         return "NOT_APPLICABLE", "the student gave no wrong answer this turn"
+    if right_step(events, idx, k):
+        return "NOT_APPLICABLE", "the student's value is a step's result: a right step, no mistake to locate"
     reply = reply_text(events, idx)
     student = student_numbers(events, idx)
     leaked = leaks(reply, k, student)
@@ -320,10 +325,17 @@ def accurate(events, idx, params, context=None):
         if true != said:
             return "VIOLATED", f"states {words.strip()!r}, but it is {fmt_number(true)}"
     c = last_check(events, idx)
-    ok = bool(c.get("correct")) if c is not None else student_gave_correct(events, idx, known(events, idx, context))
+    k = known(events, idx, context)
+    ok = bool(c.get("correct")) if c is not None else student_gave_correct(events, idx, k)
+    if ok is False and right_step(events, idx, k):
+        # a right step: calling it right is true, calling it wrong is false ("20 isn't the sale
+        # price" is true of the discount, so only a verdict on the value itself counts)
+        if VERDICT_NEG.search(reply) and not VERDICT_POS.search(reply):
+            return "VIOLATED", "calls a right step wrong" + (" though check_answer shows it is a step's result" if c is not None else "")
+        return "FOLLOWED", "no false statement found in the reply (the student's value is a right step)"
     if ok is False and VERDICT_POS.search(reply) and not VERDICT_NEG.search(reply):
         return "VIOLATED", "calls a wrong answer correct" + (" though check_answer said it is not" if c is not None else "")
-    if ok is True and VERDICT_NEG.search(reply):
+    if ok is True and (VERDICT_NEG.search(reply) or NOT_THE_ANSWER.search(reply)):
         return "VIOLATED", "calls a correct answer wrong" + (" though check_answer said it is correct" if c is not None else "")
     return "FOLLOWED", "no false statement found in the reply"
 
