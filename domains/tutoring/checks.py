@@ -180,24 +180,59 @@ def guiding_question(events, idx, params, context=None):
 
 
 SEQUENCER = re.compile(r"\b(first(?:ly)?|then|next|after that|afterwards|finally|lastly|and last)\b", re.I)
+# A step of the working set as an instruction ("multiply 45 by 8", "take the 45 cm away"): the
+# verb in its base form (a recap of what the student did says "you multiplied").
+STEP_ACT = re.compile(
+    r"\b(multiply|divide|subtract|add|take\b[^.?!,;]{0,25}?\b(?:away|off)|convert|turn\b[^.?!,;]{0,25}?\binto|"
+    r"change\b[^.?!,;]{0,25}?\binto|share\b[^.?!,;]{0,25}?\b(?:between|among|into)|split|find|work out|figure out|calculate|count up)\b", re.I)
+LIST_ITEM = re.compile(r"(?m)^\s*[*_]{0,2}(?:\d+[.)]|step \d+\s*:|[-*\u2022])[*_]{0,2}\s+\S", re.I)
+
+
+def _new_calculations(reply: str, student: set) -> list[tuple[int, str]]:
+    """The calculations the reply works (written or in words), with where they start, less those
+    whose result the student gave: a recap of the student's own working is no step of the tutor's."""
+    out = []
+    for m in EQUATION.finditer(reply):
+        try:
+            if parse_number(m.group(2).replace(",", "")) in student:
+                continue
+        except (ValueError, ZeroDivisionError):
+            pass
+        out.append((m.start(), m.group(0)))
+    out += [(reply.find(words), words) for words, _true, said in verbal_claims(reply) if said not in student]
+    return sorted(out)
 
 
 @check("tutoring_one_step")
 def one_step(events, idx, params, context=None):
     reply = reply_text(events, idx)
     k = known(events, idx, context)
-    leaked = leaks(reply, k, student_numbers(events, idx))
+    student = student_numbers(events, idx)
+    leaked = leaks(reply, k, student)
     if len(leaked) >= 2:
         return "VIOLATED", f"the reply gives {len(leaked)} solution results at once ({', '.join(map(fmt_number, leaked))})"
-    eqs = EQUATION.findall(reply) + verbal_claims(reply)
-    if len(eqs) >= 2:
-        return "VIOLATED", f"the reply works {len(eqs)} calculations at once"
-    items = re.findall(r"(?m)^\s*(?:\d+[.)]|step \d+:|[-*])\s+\S", reply, re.I)
+    calcs = _new_calculations(reply, student)
+    if len(calcs) >= 2:
+        return "VIOLATED", f"the reply works {len(calcs)} calculations at once"
+    items = LIST_ITEM.findall(reply)
     if len(items) >= 3:
         return "VIOLATED", f"the reply lays out {len(items)} steps at once"
     seq = re.findall(r"\b(first|then|next|after that|finally)\b[^.?!]{0,40}?(\d|add|subtract|multiply|divide|take away|times)", reply, re.I)
     if len(seq) >= 2:
         return "VIOLATED", "the reply walks through several steps (first... then... finally)"
+    # steps set in sequence: a calculation or an instruction, a sequencer, then another
+    # ("multiply 45 by 8, and then divide that by 60")
+    steps = calcs + [(m.start(), m.group(0)) for m in STEP_ACT.finditer(reply)]
+    steps.sort()
+    for m in SEQUENCER.finditer(reply):
+        # both steps in the sentence of the sequencer
+        start = max(reply.rfind(c, 0, m.start()) for c in ".?!\n") + 1
+        ends = [e for e in (reply.find(c, m.end()) for c in ".?!\n") if e >= 0]
+        end = min(ends) if ends else len(reply)
+        before = [w for at, w in steps if start <= at < m.start()]
+        after = [w for at, w in steps if m.end() <= at < end]
+        if before and after:
+            return "VIOLATED", f"the reply sets out two steps in sequence ({before[-1]!r}, {m.group(0)} {after[0]!r})"
     plan = {m.group(1).lower() for s in sentences(reply) if "?" not in s for m in SEQUENCER.finditer(s)}
     if len(plan) >= int(params.get("max_sequencers", 2)) + 1:
         return "VIOLATED", f"the reply lays out a plan of several steps ({', '.join(sorted(plan))})"
