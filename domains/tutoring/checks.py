@@ -17,6 +17,7 @@ specific") return NOT_APPLICABLE on replies where the condition does not hold.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from graders.rules.registry import check
 from graders.rules.replies import agent_tools_before, reply_text, request_sentences, sentences, step_tools
@@ -25,7 +26,8 @@ from . import conditions  # noqa: F401  (registers the tutoring rules' condition
 from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, right_step, solved_now,
                         student_gave_correct, student_numbers)
 from .problems import evaluate, numbers_in, parse_number
-from .reading import all_numbers, asked_questions, corrected_value, derived_results, stated_results, verbal_claims
+from .reading import (all_numbers, asked_questions, corrected_value, derived_results, equivalence_claims, stated_results,
+                      verbal_claims)
 
 
 PRAISE = re.compile(
@@ -347,17 +349,35 @@ def solved_needs_correct(events, idx, params, context=None):
     return "VIOLATED", f"{what} without a correct answer from the student"
 
 
+# A calculation the reply marks wrong ("72 - 45 = 33 ❌", "... = 33, which is wrong") or quotes
+# as the student's ("you wrote 72 - 45 = 33") is not one the tutor claims true.
+MARKED_WRONG = re.compile(
+    r"^[^.?!\n]{0,6}?(\u274c|\u2717|\u2718|\u2716|\bwrong\b|\bincorrect\b|\bnot (quite )?right\b|\bisn'?t (quite )?right\b|\bnot quite\b|\bcheck (this|that|it) again\b|\blook again\b)"
+    r"|^[^.?!\n]{0,30}?(\bwhich|\bthat|\bit)\s*(is|'s)\s*(not (quite )?right|wrong|incorrect)\b", re.I)
+QUOTED = re.compile(r"\byou (wrote|said|put|got|did|have|had|worked out)\s*:?\s*[\"'“]?\s*$", re.I)
+
+
+def _claimed(reply: str, m: re.Match) -> bool:
+    """The tutor claims the calculation at ``m`` true (it neither marks it wrong nor quotes it)."""
+    line_start = max(reply.rfind("\n", 0, m.start()), reply.rfind(".", 0, m.start())) + 1
+    return not (MARKED_WRONG.search(reply[m.end():]) or QUOTED.search(reply[line_start:m.start()]))
+
+
 @check("tutoring_accurate")
 def accurate(events, idx, params, context=None):
     reply = reply_text(events, idx)
-    for lhs, rhs in EQUATION.findall(reply):
+    for m in EQUATION.finditer(reply):
+        lhs, rhs = m.group(1), m.group(2)
         try:
-            if evaluate(lhs.replace(",", "").replace("×", "*").replace("÷", "/").replace("x", "*")) != parse_number(rhs):
+            if evaluate(lhs.replace(",", "").replace("×", "*").replace("÷", "/").replace("x", "*")) != parse_number(rhs) and _claimed(reply, m):
                 return "VIOLATED", f"states {lhs.strip()} = {rhs}, which is false"
         except (ValueError, ZeroDivisionError, SyntaxError):
             continue
     for words, true, said in verbal_claims(reply):
         if true != said:
+            return "VIOLATED", f"states {words.strip()!r}, but it is {fmt_number(true)}"
+    for words, true, said in equivalence_claims(reply):
+        if abs(true - said) >= Fraction(1, 100):  # "two thirds is 67%" rounds; "25% is a fifth" is false
             return "VIOLATED", f"states {words.strip()!r}, but it is {fmt_number(true)}"
     c = last_check(events, idx)
     k = known(events, idx, context)

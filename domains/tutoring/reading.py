@@ -75,6 +75,48 @@ def verbal_claims(text: str) -> list[tuple[str, Fraction, Fraction]]:
     return out
 
 
+# -- equivalences stated in words ---------------------------------------------------------------
+
+_ORDINAL = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+            "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
+_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_FRAC = (r"((?:(?:a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+)?(?:half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|"
+         r"sevenths?|eighths?|ninths?|tenths?|twelfths?|twentieths?|hundredths?)\b|\d+\s*/\s*\d+)")
+_SAME = r"\s+(?:is|are|equals|means|makes|is the same as|is just|is like|is equal to)\s+(?:the same as\s+|equal to\s+|exactly\s+|just\s+)?"
+_PCT_IS_FRAC = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent)" + _SAME + _FRAC, re.I)
+_FRAC_IS_PCT = re.compile(r"(?<![\d/])" + _FRAC + _SAME + r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent)", re.I)
+# "15 minutes is a third of an hour": a part of a unit, and how many of the smaller unit it holds
+_UNITS = {"hour": ("minutes?", 60), "minute": ("seconds?", 60), "day": ("hours?", 24), "year": ("months?", 12),
+          "metre": ("(?:centimetres?|cm)", 100), "meter": ("(?:centimeters?|cm)", 100), "kilometre": ("(?:metres?|m)", 1000),
+          "kilogram": ("(?:grams?|g)", 1000), "dollar": ("cents?", 100), "pound": ("pence", 100)}
+_PART_OF_UNIT = [(re.compile(r"(\d+(?:\.\d+)?)\s*" + small + _SAME + _FRAC + r"\s+of\s+(?:an?|one)\s+" + big + r"\b", re.I), n)
+                 for big, (small, n) in _UNITS.items()]
+
+
+def _frac(words: str) -> Fraction:
+    words = words.strip().lower()
+    if re.match(r"\d", words):
+        return _n(words)
+    parts = re.split(r"[\s-]+", words)
+    count = _COUNT.get(parts[0], 1) if len(parts) > 1 else 1
+    den = _ORDINAL[re.sub(r"s$", "", parts[-1]) if parts[-1] not in ("halves",) else "half"]
+    return Fraction(count, den)
+
+
+def equivalence_claims(text: str) -> list[tuple[str, Fraction, Fraction]]:
+    """Equivalences the text states: (the words, the true value, the stated value), for "25% is
+    a quarter", "a fifth is 20%", "15 minutes is a quarter of an hour"."""
+    out = []
+    for m in _PCT_IS_FRAC.finditer(text):
+        out.append((m.group(0), Fraction(m.group(1)) / 100, _frac(m.group(2))))
+    for m in _FRAC_IS_PCT.finditer(text):
+        out.append((m.group(0), _frac(m.group(1)), Fraction(m.group(2)) / 100))
+    for pattern, n in _PART_OF_UNIT:
+        for m in pattern.finditer(text):
+            out.append((m.group(0), Fraction(m.group(1)) / n, _frac(m.group(2))))
+    return out
+
+
 # -- results the reply presents ---------------------------------------------------------------
 
 # A number presented as where the working ends: "the answer is 60", "so it comes to nine",
