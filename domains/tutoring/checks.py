@@ -20,7 +20,7 @@ import re
 from fractions import Fraction
 
 from graders.rules.registry import check
-from graders.rules.replies import agent_tools_before, reply_text, request_sentences, sentences, step_tools
+from graders.rules.replies import agent_tools_before, last_user_index, reply_text, request_sentences, sentences, step_tools
 
 from . import conditions  # noqa: F401  (registers the tutoring rules' conditions)
 from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, right_step, solved_now,
@@ -32,11 +32,14 @@ from .reading import (all_numbers, asked_questions, corrected_value, derived_res
 
 PRAISE = re.compile(
     r"\b(great|good|nice|well done|excellent|awesome|perfect|brilliant|fantastic|super|correct|right|you got it|you did it|"
-    r"spot on|exactly|yes|yep|yup|nailed|bingo|precisely|that'?s it|there you go|lovely|impressive|smart|clever)\b", re.I)
+    r"spot on|exactly|yes|yep|yup|nailed|bingo|precisely|that'?s it|there you go|lovely|impressive|smart|clever|"
+    r"(solved|cracked) it|you got there|got it right)\b", re.I)
+# What the student did right, named (effort alone, "you kept going", names nothing done right).
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
     r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|"
-    r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept|spotted|caught|avoided|sidestepped))\b",
+    r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept(?! (going|trying|at it|working|it up))|"
+    r"spotted|caught|avoided|sidestepped))\b",
     re.I,
 )
 QUESTION_PROBE = re.compile(
@@ -302,8 +305,13 @@ def redirect(events, idx, params, context=None):
     if solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
     reply = reply_text(events, idx)
+    # the tangent's own numbers ("it goes 600 km an hour") echoed back are about the tangent
+    u = last_user_index(events, idx)
+    k = known(events, idx, context)
+    tangent = {fmt_number(n) for n in numbers_in(events[u].content) if n not in k.statement_numbers} if u >= 0 else set()
     ss = sentences(reply)
-    back = [i for i, s in enumerate(ss) if REDIRECT.search(s) or ("?" in s and ON_PROBLEM.search(s)) or (ON_PROBLEM.search(s) and re.search(r"\d", s))]
+    on = [re.sub(r"\d[\d,.]*", lambda m: m.group(0) if m.group(0).rstrip(".,") not in tangent else "", s) for s in ss]
+    back = [i for i, s in enumerate(on) if REDIRECT.search(s) or ("?" in s and ON_PROBLEM.search(s)) or (ON_PROBLEM.search(s) and re.search(r"\d", s))]
     if not back:
         return "VIOLATED", "does not steer the student back to the problem"
     if not any("?" in s or DO_THIS.search(s) for s in ss[back[0]:]):  # a question once back on the problem
