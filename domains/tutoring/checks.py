@@ -283,7 +283,7 @@ def locate_mistake(events, idx, params, context=None):
     if right_step(events, idx, k):
         return "NOT_APPLICABLE", "the student's value is a step's result: a right step, no mistake to locate"
     reply = reply_text(events, idx)
-    student = student_numbers(events, idx)
+    student = student_numbers(events, idx, operands=True)  # the student's own numbers repeated are no correction
     leaked = leaks(reply, k, student)
     if leaked:
         return "VIOLATED", f"fixes the mistake for the student (gives {fmt_number(leaked[0])})"

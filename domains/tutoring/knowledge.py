@@ -118,27 +118,28 @@ def known(events: list[Event], idx: int, context=None) -> Known:
     return k
 
 
-# "360 / 100" is read as the fraction 18/5; the student also wrote 360 and 100.
+# "360 / 100" is read as the fraction 18/5; written as working, the student also wrote 360 and 100.
 _OVER = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*/\s*(\d[\d,]*(?:\.\d+)?)")
 
 
-def _written(text: str) -> list[Fraction]:
+def _written(text: str, operands: bool) -> list[Fraction]:
     out = numbers_in(text)
-    for m in _OVER.finditer(text):
-        out += [Fraction(m.group(1).replace(",", "")), Fraction(m.group(2).replace(",", ""))]
+    if operands:
+        for m in _OVER.finditer(text):
+            out += [Fraction(m.group(1).replace(",", "")), Fraction(m.group(2).replace(",", ""))]
     return out
 
 
-def student_numbers(events: list[Event], idx: int) -> set[Fraction]:
-    """Every number the student wrote or submitted before the reply (both sides of a division
-    as well as its value)."""
+def student_numbers(events: list[Event], idx: int, operands: bool = False) -> set[Fraction]:
+    """Every number the student wrote or submitted before the reply; with ``operands``, both
+    sides of a division too ("360 / 100" holds 360, the student's own minutes)."""
     out: set[Fraction] = set()
     for e in events[:idx]:
         if isinstance(e, UserEvent):
-            out.update(_written(e.content))
+            out.update(_written(e.content, operands))
         elif isinstance(e, ToolEvent) and e.side == "user" and e.call.name == "submit_answer":
             args = e.call.arguments_dict() or {}
-            out.update(_written(str(args.get("answer", ""))))
+            out.update(_written(str(args.get("answer", "")), operands))
     return out
 
 
@@ -157,7 +158,7 @@ def student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | None
     if u < 0:
         return None
     if k.answer is None:
-        if only_asks(events[u].content, k):
+        if only_asks(events, u, k):
             return None
         return SITUATION_ANSWER.get(getattr(events[u], "situation", None) or "")
     nums = numbers_in(events[u].content)
@@ -169,16 +170,19 @@ def student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | None
         start -= 1
     nums = [n for n in nums if n not in k.statement_numbers]
     if not nums:
-        if only_asks(events[u].content, k):
+        if only_asks(events, u, k):
             return None
         return SITUATION_ANSWER.get(events[u].situation or "")
     return k.answer in nums
 
 
-def only_asks(text: str, k: Known) -> bool:
-    """The student's message asks a question and offers no value of their own (no number but
-    the problem's): an answer is neither right nor wrong when none was given."""
-    return "?" in text and not [n for n in all_numbers(text) if n not in k.statement_numbers]
+def only_asks(events: list[Event], u: int, k: Known) -> bool:
+    """The student asks a question and has offered no value of their own, in this message or
+    before (no number but the problem's): an answer is neither right nor wrong when none was
+    given. (A question after a wrong answer leaves that mistake standing.)"""
+    if "?" not in events[u].content:
+        return False
+    return not [n for e in events[: u + 1] if isinstance(e, UserEvent) for n in all_numbers(e.content) if n not in k.statement_numbers]
 
 
 # A value offered as the final answer ("my final answer is 12", "the answer is 12").
