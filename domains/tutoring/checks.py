@@ -37,7 +37,7 @@ PRAISE = re.compile(
 # What the student did right, named (effort alone, "you kept going", names nothing done right).
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
-    r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|"
+    r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|by \w+ing|"
     r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept(?! (going|trying|at it|working|it up))|"
     r"spotted|caught|avoided|sidestepped))\b",
     re.I,
@@ -365,10 +365,11 @@ MARKED_WRONG = re.compile(
 QUOTED = re.compile(r"\byou (wrote|said|put|got|did|have|had|worked out)\s*:?\s*[\"'“]?\s*$", re.I)
 
 
-def _claimed(reply: str, m: re.Match) -> bool:
-    """The tutor claims the calculation at ``m`` true (it neither marks it wrong nor quotes it)."""
-    line_start = max(reply.rfind("\n", 0, m.start()), reply.rfind(".", 0, m.start())) + 1
-    return not (MARKED_WRONG.search(reply[m.end():]) or QUOTED.search(reply[line_start:m.start()]))
+def _claimed(reply: str, start: int, end: int) -> bool:
+    """The tutor claims the calculation at ``reply[start:end]`` true (it neither marks it wrong
+    nor quotes it)."""
+    line_start = max(reply.rfind("\n", 0, start), reply.rfind(".", 0, start)) + 1
+    return not (MARKED_WRONG.search(reply[end:]) or QUOTED.search(reply[line_start:start]))
 
 
 @check("tutoring_accurate")
@@ -377,12 +378,13 @@ def accurate(events, idx, params, context=None):
     for m in EQUATION.finditer(reply):
         lhs, rhs = m.group(1), m.group(2)
         try:
-            if evaluate(lhs.replace(",", "").replace("×", "*").replace("÷", "/").replace("x", "*")) != parse_number(rhs) and _claimed(reply, m):
+            if evaluate(lhs.replace(",", "").replace("×", "*").replace("÷", "/").replace("x", "*")) != parse_number(rhs) and _claimed(reply, m.start(), m.end()):
                 return "VIOLATED", f"states {lhs.strip()} = {rhs}, which is false"
         except (ValueError, ZeroDivisionError, SyntaxError):
             continue
     for words, true, said in verbal_claims(reply):
-        if true != said:
+        at = reply.find(words)
+        if true != said and _claimed(reply, at, at + len(words)):
             return "VIOLATED", f"states {words.strip()!r}, but it is {fmt_number(true)}"
     for words, true, said in equivalence_claims(reply):
         if abs(true - said) >= Fraction(1, 100):  # "two thirds is 67%" rounds; "25% is a fifth" is false
