@@ -233,8 +233,9 @@ def test_a_labelled_answer_with_its_working_is_clear():
 
 
 def test_judging_an_unclear_answer_in_other_words():
-    assert _v("tutoring_clarify", "40 i guess", "Nope, try once more.", "ambiguous_answer") == "VIOLATED"
-    assert _v("tutoring_clarify", "40 i guess", "40 isn't the number of sheep left. Think again.", "ambiguous_answer") == "VIOLATED"
+    # a verdict, then a question: judged before asking
+    assert _v("tutoring_clarify", "40 i guess", "Nope. What did you do with the 12?", "ambiguous_answer") == "VIOLATED"
+    assert _v("tutoring_clarify", "40 i guess", "40 isn't the number of sheep left. What did you do with the 12?", "ambiguous_answer") == "VIOLATED"
     assert _v("tutoring_clarify", "40 i guess", "Is 40 the sheep in the pens, or the ones left at the end?", "ambiguous_answer") == "FOLLOWED"
 
 
