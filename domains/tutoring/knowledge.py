@@ -32,6 +32,8 @@ class Known:
     step_results: list[Fraction] = field(default_factory=list)
     # the words only the problem's question uses ("left" of "How many muffins are left?")
     question_words: set[str] = field(default_factory=set)
+    # the statement's other words ("muffin", "tray", "box"): what a step's value is a number of
+    problem_words: set[str] = field(default_factory=set)
 
 
 _STOP = {"how", "many", "much", "what", "which", "the", "does", "did", "are", "is", "was", "were", "she", "he",
@@ -47,6 +49,12 @@ def _word(w: str) -> str:
     if len(w) > 4 and re.search(r"(x|ch|sh|ss)es$", w):
         return w[:-2]
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def problem_words(statement: str) -> set[str]:
+    """The statement's content words less the question's own (what its quantities are of)."""
+    words = {_word(w) for w in re.findall(r"[a-z]+", statement, re.I) if w.lower() not in _STOP and len(w) > 2}
+    return words - question_words(statement)
 
 
 def question_words(statement: str) -> set[str]:
@@ -74,7 +82,8 @@ def _from_task(context) -> Known | None:
     if pid is None or not isinstance(problems, dict) or pid not in problems:
         return None
     p = problems[pid]
-    k = Known(statement_numbers=set(numbers_in(p.statement)), question_words=question_words(p.statement))
+    k = Known(statement_numbers=set(numbers_in(p.statement)), question_words=question_words(p.statement),
+              problem_words=problem_words(p.statement))
     try:
         k.answer = parse_number(p.answer)
         k.step_results = [parse_number(st.result) for st in p.steps]
@@ -104,6 +113,7 @@ def known(events: list[Event], idx: int, context=None) -> Known:
             if "statement" in data:
                 k.statement_numbers = set(numbers_in(str(data["statement"])))
                 k.question_words = question_words(str(data["statement"]))
+                k.problem_words = problem_words(str(data["statement"]))
             for s in data.get("steps", []) or []:
                 try:
                     k.step_results.append(parse_number(str(s["result"])))
@@ -203,24 +213,25 @@ def right_step(events: list[Event], idx: int, k: Known) -> bool:
     """The student's latest value is the result of a step of the working: a right step of the
     way, whatever misconception would also give that value (``check_answer``'s
     ``equals_result_of_step``; without it, the student's new numbers are all step results). A
-    step's result offered as the problem's answer is the mistake of stopping a step short; when
-    a misconception also gives the value and the problem's question is unknown, only a value
-    offered as a step ("so far", "for the first part") is a right step."""
+    step's result offered as the problem's answer is the mistake of stopping a step short; with
+    the problem's question unknown, a value a misconception also gives is a right step only when
+    the student calls it a step ("so far", "for the first part")."""
     u = last_user_index(events, idx)
     text = events[u].content if u >= 0 else ""
     if offered_as_answer(text, k):
         return False
+    question_known = bool(k.question_words or k.problem_words)
     c = last_check(events, idx)
     if c is not None:
         if c.get("correct") or c.get("equals_result_of_step") in (None, False):
             return False
-        return not (c.get("matches_common_error") and not k.question_words and not AS_STEP.search(text))
+        return not c.get("matches_common_error") or question_known or bool(AS_STEP.search(text))
     if u < 0 or k.answer is None:
         return False
     latest = {n for n in numbers_in(text) if n not in k.statement_numbers}
     if not (latest and latest <= set(k.step_results) and k.answer not in latest):
         return False
-    return bool(k.question_words) or bool(AS_STEP.search(text))
+    return question_known or bool(AS_STEP.search(text))
 
 
 # A value offered as a step of the way, not as the answer.
