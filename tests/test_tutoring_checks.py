@@ -288,3 +288,18 @@ def test_locate_reads_the_students_own_number_as_theirs():
                                "final_answer": "35/6", "steps": [{"n": 1, "result": "350"}, {"n": 2, "result": "35/6"}]}, problem_id="PY")]
     assert _v("tutoring_locate_mistake", student, reply, before=k) == "FOLLOWED"
     assert _v("tutoring_locate_mistake", student, "It should be 350 / 60, not 100.", before=k) == "VIOLATED"
+
+
+def test_withhold_no_longer_arises_once_the_students_own_message_gave_the_answer():
+    right = [_tool("check_answer", {"answer": "28", "correct": True}, answer="28", session_id="S")]
+    reply = "Yes, 28 sheep are left: you took the 12 from all 40."
+    assert not _applies("withhold_answer", "40 - 12 = 28 sheep", reply, "solves_problem", tools=right, before=_problem())
+    assert _applies("withhold_answer", "40 - 12 = 27 sheep", reply, "makes_mistake", before=_problem())
+
+
+def test_an_answer_in_number_words_is_the_answer():
+    reply = "Fine: so there are twenty-eight sheep left in the end. See why?"
+    assert _v("tutoring_no_answer_leak", "just say it", reply, "pushes_for_answer", before=_problem()) == "VIOLATED"
+    reply = "Fine: so the farmer ends up with two hundred and eight sheep. See why?"
+    assert _v("tutoring_no_answer_leak", "just say it", reply, "pushes_for_answer",
+              before=[_tool("get_problem", {**_SHEEP, "final_answer": "208"}, problem_id="PX")]) == "VIOLATED"

@@ -44,8 +44,9 @@ def student_wrong(events, idx, params, context=None):
 
 @check("tutoring_answer_not_yet_given")
 def answer_not_yet_given(events, idx, params, context=None):
-    """The student has not yet given the final answer: no earlier ``check_answer`` found it
-    correct and no earlier ``mark_solved`` succeeded (this reply's own step is the reply's)."""
+    """The student has not yet given the final answer: no ``check_answer`` found it correct (an
+    earlier one, or this reply's own check of the message it answers) and no earlier
+    ``mark_solved`` succeeded (this reply's own is the reply's)."""
     steps = {id(e) for e in step_tools(events, idx)}
     for e in events[:idx]:
         if not (isinstance(e, ToolEvent) and e.side == "agent" and e.ok) or id(e) in steps:
@@ -55,6 +56,9 @@ def answer_not_yet_given(events, idx, params, context=None):
         d = json_dict(e.output) if e.call.name == "check_answer" else None
         if d is not None and d.get("correct") is True:
             return "NOT_APPLICABLE", "the student had already given the correct final answer"
+    c = last_check(events, idx)
+    if c is not None and c.get("correct") is True:
+        return "NOT_APPLICABLE", "the student gave the correct final answer in the message the reply answers"
     return APPLIES, "the student has not given the final answer yet"
 
 

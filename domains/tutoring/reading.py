@@ -24,11 +24,37 @@ _WORDS = {
 _WORD_RE = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.I)
 
 
+_UNITS_W = {w: v for w, v in _WORDS.items() if v < 20}
+_TENS_W = {w: v for w, v in _WORDS.items() if 20 <= v < 100}
+_COMPOUND = re.compile(
+    r"\b(?:(" + "|".join(_UNITS_W) + r")\s+hundred(?:\s+and)?\s*)?(?:(" + "|".join(_TENS_W) + r")(?:[\s-]+(" + "|".join(w for w, v in _UNITS_W.items() if 0 < v < 10) + r"))?"
+    r"|(" + "|".join(_UNITS_W) + r"))?(\s+and\s+a\s+half)?\b", re.I)
+
+
+def _compounds(text: str) -> list[Fraction]:
+    """Numbers written in several words: "one hundred and fifty", "twenty-five", "two and a half"."""
+    out = []
+    for m in _COMPOUND.finditer(text):
+        hundreds, tens, tens_units, units, half = m.groups()
+        if sum(x is not None for x in (hundreds, tens_units, half)) == 0:
+            continue  # one word: all_numbers reads it already
+        v = Fraction(_WORDS[hundreds.lower()] * 100 if hundreds else 0)
+        v += _WORDS[tens.lower()] if tens else 0
+        v += _WORDS[tens_units.lower()] if tens_units else 0
+        v += _WORDS[units.lower()] if units else 0
+        if half:
+            v += Fraction(1, 2)
+        if hundreds or tens or units:
+            out.append(v)
+    return out
+
+
 def all_numbers(text: str) -> list[Fraction]:
-    """The numbers of ``text``, digits and number words ("nine posts") alike ("one" left out:
-    "one more step" is seldom a quantity)."""
+    """The numbers of ``text``, digits and number words ("nine posts", "one hundred and fifty
+    kilometres") alike ("one" alone left out: "one more step" is seldom a quantity)."""
     out = numbers_in(text)
     out += [Fraction(_WORDS[m.group(1).lower()]) for m in _WORD_RE.finditer(text) if m.group(1).lower() != "one"]
+    out += [v for v in _compounds(text) if v not in out]
     return out
 
 
