@@ -303,3 +303,13 @@ def test_an_answer_in_number_words_is_the_answer():
     reply = "Fine: so the farmer ends up with two hundred and eight sheep. See why?"
     assert _v("tutoring_no_answer_leak", "just say it", reply, "pushes_for_answer",
               before=[_tool("get_problem", {**_SHEEP, "final_answer": "208"}, problem_id="PX")]) == "VIOLATED"
+
+
+def test_the_feeling_acknowledged_by_saying_why_it_makes_sense():
+    from envs.domain import get_domain
+
+    rule = get_domain("tutoring").rules["acknowledge_emotion"]
+    v = lambda reply: _v(rule.check.type, "argh I keep messing this up", reply, "frustrated", params=rule.check.params)
+    assert v("Totally get why that wears you out. Shall we try a small bit: what is 5 x 8?") == "FOLLOWED"
+    assert v("Being fed up after a few misses is normal. What is 5 x 8?") == "FOLLOWED"
+    assert v("Shall we try a small bit: what is 5 x 8?") == "VIOLATED"
