@@ -5,7 +5,9 @@ what the transcript tells (the result of the tutor's ``get_problem`` or ``reveal
 failing that a correct ``check_answer``). ``student_gave_correct`` says whether the student's latest
 answer is right: from ``check_answer`` when the tutor called it, else from the answer, else from the
 situation the student played (``makes_mistake``: wrong, ``solves_problem``: right); None when
-nothing tells. The rest are the numbers the student (or anyone) gave before the reply, the solution
+nothing tells (None too when the student only asks, having offered no value yet). ``right_step``
+says whether that answer, though not the final one, is a step's result offered as a step (no
+mistake). The rest are the numbers the student (or anyone) gave before the reply, the solution
 values a reply leaks, and the session's hint budget. No rule params are read here.
 """
 
@@ -32,8 +34,7 @@ class Known:
     step_results: list[Fraction] = field(default_factory=list)
     # the words only the problem's question uses ("left" of "How many muffins are left?")
     question_words: set[str] = field(default_factory=set)
-    # the statement's other words ("muffin", "tray", "box"): what a step's value is a number of
-    problem_words: set[str] = field(default_factory=set)
+    statement: str = ""
 
 
 _STOP = {"how", "many", "much", "what", "which", "the", "does", "did", "are", "is", "was", "were", "she", "he",
@@ -49,12 +50,6 @@ def _word(w: str) -> str:
     if len(w) > 4 and re.search(r"(x|ch|sh|ss)es$", w):
         return w[:-2]
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-
-
-def problem_words(statement: str) -> set[str]:
-    """The statement's content words less the question's own (what its quantities are of)."""
-    words = {_word(w) for w in re.findall(r"[a-z]+", statement, re.I) if w.lower() not in _STOP and len(w) > 2}
-    return words - question_words(statement)
 
 
 def question_words(statement: str) -> set[str]:
@@ -83,7 +78,7 @@ def _from_task(context) -> Known | None:
         return None
     p = problems[pid]
     k = Known(statement_numbers=set(numbers_in(p.statement)), question_words=question_words(p.statement),
-              problem_words=problem_words(p.statement))
+              statement=p.statement)
     try:
         k.answer = parse_number(p.answer)
         k.step_results = [parse_number(st.result) for st in p.steps]
@@ -113,7 +108,7 @@ def known(events: list[Event], idx: int, context=None) -> Known:
             if "statement" in data:
                 k.statement_numbers = set(numbers_in(str(data["statement"])))
                 k.question_words = question_words(str(data["statement"]))
-                k.problem_words = problem_words(str(data["statement"]))
+                k.statement = str(data["statement"])
             for s in data.get("steps", []) or []:
                 try:
                     k.step_results.append(parse_number(str(s["result"])))
@@ -220,7 +215,7 @@ def right_step(events: list[Event], idx: int, k: Known) -> bool:
     text = events[u].content if u >= 0 else ""
     if offered_as_answer(text, k):
         return False
-    question_known = bool(k.question_words or k.problem_words)
+    question_known = bool(k.statement)
     c = last_check(events, idx)
     if c is not None:
         if c.get("correct") or c.get("equals_result_of_step") in (None, False):
