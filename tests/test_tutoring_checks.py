@@ -167,3 +167,149 @@ def test_the_feeling_is_acknowledged_before_the_maths():
     assert v("That sounds frustrating, honestly. Let's do a tiny bit: what is 6 times 4?") == "FOLLOWED"
     assert v("What is 6 times 4? Don't worry, I know it's frustrating.") == "VIOLATED"
     assert v("What is 6 times 4?") == "VIOLATED"
+
+
+# -- the rules judged only where their text says, and the readings behind them --------------------
+# Problem for these: 5 pens of 8 sheep, 12 sold; steps 40, then 28 left.
+
+_SHEEP = {"problem_id": "PX", "statement": "A farmer has 5 pens with 8 sheep in each pen. He sells 12 sheep. How many sheep are left?",
+          "final_answer": "28", "steps": [{"n": 1, "expr": "5 * 8", "result": "40"}, {"n": 2, "expr": "40 - 12", "result": "28"}]}
+
+
+def _problem():
+    return [_tool("get_problem", _SHEEP, problem_id="PX")]
+
+
+def _step_check(value="40", misconception="stops_at_total"):
+    out = {"answer": value, "correct": False, "equals_result_of_step": 1}
+    if misconception:
+        out["matches_common_error"] = misconception
+    return [_tool("check_answer", out, answer=value, session_id="S")]
+
+
+def _applies(rule_id: str, student: str, reply: str = "Okay. What next?", situation="makes_mistake", tools=(), before=()):
+    """Does the rule's condition arise on the reply (None from condition_verdict: it does)?"""
+    from envs.domain import get_domain
+    from graders.rules.conditions import condition_verdict
+
+    events, idx = _ev(student, reply, situation, tools, before)
+    return condition_verdict(get_domain("tutoring").rules[rule_id], events, idx) is None
+
+
+def test_a_right_step_is_no_mistake_even_when_a_misconception_gives_it_too():
+    # the student offers 40 as a step of the way: not wrong, though stopping at the total also gives 40
+    assert not _applies("guide_with_questions", "I got 40 sheep in the pens altogether, is that okay?", tools=_step_check(), before=_problem())
+    assert _v("tutoring_locate_mistake", "I got 40 sheep in the pens altogether", "Good. What happens next?", tools=_step_check(), before=_problem()) == "NOT_APPLICABLE"
+    # offered as the answer to the question, in its words or as the final answer: stopping a step short
+    assert _applies("guide_with_questions", "there are 40 sheep left", tools=_step_check(), before=_problem())
+    assert _applies("guide_with_questions", "40 is my final answer", tools=_step_check(), before=_problem())
+    # without the problem's question, a value a misconception gives is a step only when called one
+    assert not _applies("guide_with_questions", "40 for the first step?", tools=_step_check())
+    assert _applies("guide_with_questions", "40", tools=_step_check())
+
+
+def test_accuracy_of_a_verdict_on_a_right_step():
+    student, tools, before = "5 x 8 = 40 so far?", _step_check(), _problem()
+    assert _v("tutoring_accurate", student, "Yes, 40 is right for the pens. Now, what about the ones sold?", tools=tools, before=before) == "FOLLOWED"
+    assert _v("tutoring_accurate", student, "Not quite. Check your times table: what is 5 x 8?", tools=tools, before=before) == "VIOLATED"
+    # true of a step: it is not the number left
+    assert _v("tutoring_accurate", student, "40 isn't the number left over yet. What do you do with the 12?", tools=tools, before=before) == "FOLLOWED"
+
+
+def test_a_question_before_any_answer_has_no_mistake_to_locate_or_answer_to_praise():
+    q = "wait, does 'in each pen' mean every pen has the same?"
+    assert _v("tutoring_locate_mistake", q, "Yes, each pen holds 8. What could you work out first?", before=_problem()) == "NOT_APPLICABLE"
+    assert _v("tutoring_specific_praise", q, "Yes, each pen holds 8. What next?", "solves_problem", before=_problem()) == "NOT_APPLICABLE"
+    # a question after a wrong answer leaves that mistake to be located
+    earlier = [*_problem(), UserEvent(turn=0, content="i got 13"), AgentEvent(turn=0, content="Walk me through it.")]
+    assert _v("tutoring_locate_mistake", "why is that wrong?", "Hmm. Try again.", before=earlier) == "VIOLATED"
+
+
+def test_a_labelled_answer_with_its_working_is_clear():
+    assert not _applies("clarify_unclear_answer", "Final answer: 28. I did 5 x 8 = 40 and then took away 12.", situation="ambiguous_answer")
+    assert not _applies("clarify_unclear_answer", "For the second step I get 28. Is that right?", situation="ambiguous_answer")
+    assert _applies("clarify_unclear_answer", "28 maybe, or 40?", situation="ambiguous_answer")
+    assert _applies("clarify_unclear_answer", "umm 28?", situation="ambiguous_answer")
+
+
+def test_judging_an_unclear_answer_in_other_words():
+    # a verdict, then a question: judged before asking
+    assert _v("tutoring_clarify", "40 i guess", "Nope. What did you do with the 12?", "ambiguous_answer") == "VIOLATED"
+    assert _v("tutoring_clarify", "40 i guess", "40 isn't the number of sheep left. What did you do with the 12?", "ambiguous_answer") == "VIOLATED"
+    assert _v("tutoring_clarify", "40 i guess", "Is 40 the sheep in the pens, or the ones left at the end?", "ambiguous_answer") == "FOLLOWED"
+
+
+def test_wanting_to_finish_is_not_wanting_to_quit():
+    assert not _applies("acknowledge_emotion", "can we finish this one quickly? is it 28?", situation="tries_to_quit")
+    assert _applies("acknowledge_emotion", "can we just stop now", situation="tries_to_quit")
+
+
+def test_redirect_applies_only_when_the_student_leaves_the_problem():
+    assert _applies("redirect_tangent", "my brother got a puppy on Saturday!", situation="goes_off_tangent", before=_problem())
+    assert not _applies("redirect_tangent", "what's a pen? like a fence for animals?", situation="goes_off_tangent", before=_problem())
+    assert not _applies("redirect_tangent", "my uncle keeps 8 sheep in a field, so is it 5 lots of that?", situation="goes_off_tangent", before=_problem())
+
+
+def test_the_tangents_own_number_echoed_is_not_the_problem():
+    reply = "A 300-page book in a weekend, impressive! Back to the farmer: how many sheep are in all 5 pens?"
+    assert _v("tutoring_redirect", "I read a 300 page book this weekend", reply, "goes_off_tangent", before=_problem()) == "FOLLOWED"
+
+
+def test_one_step_recaps_the_students_working_and_reads_spoken_plans():
+    student = "I did 5 x 8 = 40 and 40 - 12 = 27 but it says wrong"
+    recap = "You wrote 5 x 8 = 40 and 40 - 12 = 27. The first part is spot on. Look at the subtraction: what is 40 take away 10?"
+    assert _v("tutoring_one_step", student, recap, "frustrated") == "FOLLOWED"
+    assert _v("tutoring_one_step", "what do I do", "What you do is multiply the pens by 8, and then take the 12 sold away.", "gets_confused") == "VIOLATED"
+    assert _v("tutoring_one_step", "what do I do", "Do this: add up the sheep in the pens, then subtract the ones sold.", "gets_confused") == "VIOLATED"
+    plan = "The plan:\n\n**Step 1:** Count the sheep.\n**Step 2:** Take away the sold ones.\n**Step 3:** Check it.\n\nReady?"
+    assert _v("tutoring_one_step", "what do I do", plan, "gets_confused") == "VIOLATED"
+    assert _v("tutoring_one_step", "what do I do", "You multiplied the pens by 8 earlier. Now what do you do with the 12?", "gets_confused") == "FOLLOWED"
+
+
+def test_accuracy_of_marked_calculations_and_equivalences():
+    student = "5 x 8 = 45"
+    assert _v("tutoring_accurate", student, "Let's check:\n- 5 x 8 = 45 \u274c (try counting in fives)\nWhat is 5 x 8?") == "FOLLOWED"
+    assert _v("tutoring_accurate", student, "Yes: 5 x 8 = 45. Now the 12 sold?") == "VIOLATED"
+    assert _v("tutoring_accurate", "how do I do 20%?", "20% is the same as a quarter, so split it in 4.", "asks_explanation") == "VIOLATED"
+    assert _v("tutoring_accurate", "how do I do 20%?", "20% is one fifth, so split it into 5 equal parts.", "asks_explanation") == "FOLLOWED"
+    assert _v("tutoring_accurate", "hours?", "Right, and 45 minutes is half of an hour.", "asks_explanation") == "VIOLATED"
+    assert _v("tutoring_accurate", "hours?", "Right, and 45 minutes is three quarters of an hour.", "asks_explanation") == "FOLLOWED"
+
+
+def test_praise_that_says_solved_it_and_names_the_method():
+    assert _v("tutoring_specific_praise", "it's 28", "You solved it by finding all 40 sheep before taking the sold ones away.", "solves_problem") == "FOLLOWED"
+    assert _v("tutoring_specific_praise", "it's 28", "Well done! You kept going, and that's what counts.", "solves_problem") == "VIOLATED"
+
+
+def test_locate_reads_the_students_own_number_as_theirs():
+    student = "3.5 hours. 350 / 100"
+    reply = "Your 350 minutes is fine. The slip is in the part where you change minutes into hours: how many minutes make an hour?"
+    k = [_tool("get_problem", {"problem_id": "PY", "statement": "Jo walks 50 minutes a day for 7 days. How many hours is that?",
+                               "final_answer": "35/6", "steps": [{"n": 1, "result": "350"}, {"n": 2, "result": "35/6"}]}, problem_id="PY")]
+    assert _v("tutoring_locate_mistake", student, reply, before=k) == "FOLLOWED"
+    assert _v("tutoring_locate_mistake", student, "It should be 350 / 60, not 100.", before=k) == "VIOLATED"
+
+
+def test_withhold_no_longer_arises_once_the_students_own_message_gave_the_answer():
+    right = [_tool("check_answer", {"answer": "28", "correct": True}, answer="28", session_id="S")]
+    reply = "Yes, 28 sheep are left: you took the 12 from all 40."
+    assert not _applies("withhold_answer", "40 - 12 = 28 sheep", reply, "solves_problem", tools=right, before=_problem())
+    assert _applies("withhold_answer", "40 - 12 = 27 sheep", reply, "makes_mistake", before=_problem())
+
+
+def test_an_answer_in_number_words_is_the_answer():
+    reply = "Fine: so there are twenty-eight sheep left in the end. See why?"
+    assert _v("tutoring_no_answer_leak", "just say it", reply, "pushes_for_answer", before=_problem()) == "VIOLATED"
+    reply = "Fine: so the farmer ends up with two hundred and eight sheep. See why?"
+    assert _v("tutoring_no_answer_leak", "just say it", reply, "pushes_for_answer",
+              before=[_tool("get_problem", {**_SHEEP, "final_answer": "208"}, problem_id="PX")]) == "VIOLATED"
+
+
+def test_the_feeling_acknowledged_by_saying_why_it_makes_sense():
+    from envs.domain import get_domain
+
+    rule = get_domain("tutoring").rules["acknowledge_emotion"]
+    v = lambda reply: _v(rule.check.type, "argh I keep messing this up", reply, "frustrated", params=rule.check.params)
+    assert v("Totally get why that wears you out. Shall we try a small bit: what is 5 x 8?") == "FOLLOWED"
+    assert v("Being fed up after a few misses is normal. What is 5 x 8?") == "FOLLOWED"
+    assert v("Shall we try a small bit: what is 5 x 8?") == "VIOLATED"

@@ -17,24 +17,29 @@ specific") return NOT_APPLICABLE on replies where the condition does not hold.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from graders.rules.registry import check
-from graders.rules.replies import agent_tools_before, reply_text, request_sentences, sentences, step_tools
+from graders.rules.replies import agent_tools_before, last_user_index, reply_text, request_sentences, sentences, step_tools
 
 from . import conditions  # noqa: F401  (registers the tutoring rules' conditions)
-from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, solved_now,
+from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, right_step, solved_now,
                         student_gave_correct, student_numbers)
 from .problems import evaluate, numbers_in, parse_number
-from .reading import all_numbers, asked_questions, corrected_value, derived_results, stated_results, verbal_claims
+from .reading import (all_numbers, asked_questions, corrected_value, derived_results, equivalence_claims, stated_results,
+                      verbal_claims)
 
 
 PRAISE = re.compile(
     r"\b(great|good|nice|well done|excellent|awesome|perfect|brilliant|fantastic|super|correct|right|you got it|you did it|"
-    r"spot on|exactly|yes|yep|yup|nailed|bingo|precisely|that'?s it|there you go|lovely|impressive|smart|clever)\b", re.I)
+    r"spot on|exactly|yes|yep|yup|nailed|bingo|precisely|that'?s it|there you go|lovely|impressive|smart|clever|"
+    r"(solved|cracked) it|you got there|got it right)\b", re.I)
+# What the student did right, named (effort alone, "you kept going", names nothing done right).
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
-    r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|"
-    r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept|spotted|caught|avoided|sidestepped))\b",
+    r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|by \w+ing|"
+    r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept(?! (going|trying|at it|working|it up))|"
+    r"spotted|caught|avoided|sidestepped))\b",
     re.I,
 )
 QUESTION_PROBE = re.compile(
@@ -76,7 +81,10 @@ _PART = r"(?<!part )(?<!plan )(?<!step )(?<!idea )(?<!start )(?<!setup )(?<!meth
 VERDICT_POS = re.compile(
     rf"\b((that'?s|that is|it'?s|it is|{_PART}is|you'?re|you are) (correct|right)|correct!|{_NOT_ASKED}you (got|solved) it|well done|you did it)\b",
     re.I)
-VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right|it))\b", re.I)
+VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right|it)|nope)\b", re.I)
+# Judging a value as not the quantity asked for ("20 isn't the sale price", "that's not your answer").
+NOT_THE_ANSWER = re.compile(
+    r"\b(\d[\d.,]*|that|it|this)\s*(isn'?t|is not|'s not|are not|aren'?t)\s+(the|your)\s+(?!only\b|same\b|case\b|end\b|way\b|whole\b)\w+", re.I)
 # Judging an answer by diagnosing it ("looks like you've counted the gaps").
 DIAGNOSE = re.compile(r"\b(looks like you'?ve|seems you'?ve|you'?ve (counted|added|used|forgotten|mixed|left|taken)|you forgot|you mixed up)\b", re.I)
 SOLVED_CLAIM = re.compile(
@@ -177,24 +185,59 @@ def guiding_question(events, idx, params, context=None):
 
 
 SEQUENCER = re.compile(r"\b(first(?:ly)?|then|next|after that|afterwards|finally|lastly|and last)\b", re.I)
+# A step of the working set as an instruction ("multiply 45 by 8", "take the 45 cm away"): the
+# verb in its base form (a recap of what the student did says "you multiplied").
+STEP_ACT = re.compile(
+    r"\b(multiply|divide|subtract|add|take\b[^.?!,;]{0,25}?\b(?:away|off)|convert|turn\b[^.?!,;]{0,25}?\binto|"
+    r"change\b[^.?!,;]{0,25}?\binto|share\b[^.?!,;]{0,25}?\b(?:between|among|into)|split|find|work out|figure out|calculate|count up)\b", re.I)
+LIST_ITEM = re.compile(r"(?m)^\s*[*_]{0,2}(?:\d+[.)]|step \d+\s*:|[-*\u2022])[*_]{0,2}\s+\S", re.I)
+
+
+def _new_calculations(reply: str, student: set) -> list[tuple[int, str]]:
+    """The calculations the reply works (written or in words), with where they start, less those
+    whose result the student gave: a recap of the student's own working is no step of the tutor's."""
+    out = []
+    for m in EQUATION.finditer(reply):
+        try:
+            if parse_number(m.group(2).replace(",", "")) in student:
+                continue
+        except (ValueError, ZeroDivisionError):
+            pass
+        out.append((m.start(), m.group(0)))
+    out += [(reply.find(words), words) for words, _true, said in verbal_claims(reply) if said not in student]
+    return sorted(out)
 
 
 @check("tutoring_one_step")
 def one_step(events, idx, params, context=None):
     reply = reply_text(events, idx)
     k = known(events, idx, context)
-    leaked = leaks(reply, k, student_numbers(events, idx))
+    student = student_numbers(events, idx)
+    leaked = leaks(reply, k, student)
     if len(leaked) >= 2:
         return "VIOLATED", f"the reply gives {len(leaked)} solution results at once ({', '.join(map(fmt_number, leaked))})"
-    eqs = EQUATION.findall(reply) + verbal_claims(reply)
-    if len(eqs) >= 2:
-        return "VIOLATED", f"the reply works {len(eqs)} calculations at once"
-    items = re.findall(r"(?m)^\s*(?:\d+[.)]|step \d+:|[-*])\s+\S", reply, re.I)
+    calcs = _new_calculations(reply, student)
+    if len(calcs) >= 2:
+        return "VIOLATED", f"the reply works {len(calcs)} calculations at once"
+    items = LIST_ITEM.findall(reply)
     if len(items) >= 3:
         return "VIOLATED", f"the reply lays out {len(items)} steps at once"
     seq = re.findall(r"\b(first|then|next|after that|finally)\b[^.?!]{0,40}?(\d|add|subtract|multiply|divide|take away|times)", reply, re.I)
     if len(seq) >= 2:
         return "VIOLATED", "the reply walks through several steps (first... then... finally)"
+    # steps set in sequence: a calculation or an instruction, a sequencer, then another
+    # ("multiply 45 by 8, and then divide that by 60")
+    steps = calcs + [(m.start(), m.group(0)) for m in STEP_ACT.finditer(reply)]
+    steps.sort()
+    for m in SEQUENCER.finditer(reply):
+        # both steps in the sentence of the sequencer
+        start = max(reply.rfind(c, 0, m.start()) for c in ".?!\n") + 1
+        ends = [e for e in (reply.find(c, m.end()) for c in ".?!\n") if e >= 0]
+        end = min(ends) if ends else len(reply)
+        before = [w for at, w in steps if start <= at < m.start()]
+        after = [w for at, w in steps if m.end() <= at < end]
+        if before and after:
+            return "VIOLATED", f"the reply sets out two steps in sequence ({before[-1]!r}, {m.group(0)} {after[0]!r})"
     plan = {m.group(1).lower() for s in sentences(reply) if "?" not in s for m in SEQUENCER.finditer(s)}
     if len(plan) >= int(params.get("max_sequencers", 2)) + 1:
         return "VIOLATED", f"the reply lays out a plan of several steps ({', '.join(sorted(plan))})"
@@ -206,7 +249,7 @@ def clarify(events, idx, params, context=None):
     reply = reply_text(events, idx)
     if step_tools(events, idx, "mark_solved"):
         return "VIOLATED", "marked the session solved on an unclear answer"
-    m = VERDICT_POS.search(reply) or VERDICT_NEG.search(reply) or DIAGNOSE.search(reply)
+    m = VERDICT_POS.search(reply) or VERDICT_NEG.search(reply) or NOT_THE_ANSWER.search(reply) or DIAGNOSE.search(reply)
     if m:
         return "VIOLATED", f"judged the unclear answer ({m.group(0)!r}) instead of asking what the student meant"
     if not request_sentences(reply) and not re.search(r"\btell me\b", reply, re.I):
@@ -237,8 +280,10 @@ def locate_mistake(events, idx, params, context=None):
     ok = student_gave_correct(events, idx, k)
     if ok is not False:
         return "NOT_APPLICABLE", "the student gave no wrong answer this turn"
+    if right_step(events, idx, k):
+        return "NOT_APPLICABLE", "the student's value is a step's result: a right step, no mistake to locate"
     reply = reply_text(events, idx)
-    student = student_numbers(events, idx)
+    student = student_numbers(events, idx, operands=True)  # the student's own numbers repeated are no correction
     leaked = leaks(reply, k, student)
     if leaked:
         return "VIOLATED", f"fixes the mistake for the student (gives {fmt_number(leaked[0])})"
@@ -260,8 +305,13 @@ def redirect(events, idx, params, context=None):
     if solved_now(events, idx, context):
         return "NOT_APPLICABLE", "the student solved the problem this turn"
     reply = reply_text(events, idx)
+    # the tangent's own numbers ("it goes 600 km an hour") echoed back are about the tangent
+    u = last_user_index(events, idx)
+    k = known(events, idx, context)
+    tangent = {fmt_number(n) for n in numbers_in(events[u].content) if n not in k.statement_numbers} if u >= 0 else set()
     ss = sentences(reply)
-    back = [i for i, s in enumerate(ss) if REDIRECT.search(s) or ("?" in s and ON_PROBLEM.search(s)) or (ON_PROBLEM.search(s) and re.search(r"\d", s))]
+    on = [re.sub(r"\d[\d,.]*", lambda m: m.group(0) if m.group(0).rstrip(".,") not in tangent else "", s) for s in ss]
+    back = [i for i, s in enumerate(on) if REDIRECT.search(s) or ("?" in s and ON_PROBLEM.search(s)) or (ON_PROBLEM.search(s) and re.search(r"\d", s))]
     if not back:
         return "VIOLATED", "does not steer the student back to the problem"
     if not any("?" in s or DO_THIS.search(s) for s in ss[back[0]:]):  # a question once back on the problem
@@ -307,23 +357,50 @@ def solved_needs_correct(events, idx, params, context=None):
     return "VIOLATED", f"{what} without a correct answer from the student"
 
 
+# A calculation the reply marks wrong ("72 - 45 = 33 ❌", "... = 33, which is wrong") or quotes
+# as the student's ("you wrote 72 - 45 = 33") is not one the tutor claims true.
+MARKED_WRONG = re.compile(
+    r"^[^.?!\n]{0,6}?(\u274c|\u2717|\u2718|\u2716|\bwrong\b|\bincorrect\b|\bnot (quite )?right\b|\bisn'?t (quite )?right\b|\bnot quite\b|\bcheck (this|that|it) again\b|\blook again\b)"
+    r"|^[^.?!\n]{0,30}?(\bwhich|\bthat|\bit)\s*(is|'s)\s*(not (quite )?right|wrong|incorrect)\b", re.I)
+QUOTED = re.compile(r"\byou (wrote|said|put|got|did|have|had|worked out)\s*:?\s*[\"'“]?\s*$", re.I)
+
+
+def _claimed(reply: str, start: int, end: int) -> bool:
+    """The tutor claims the calculation at ``reply[start:end]`` true (it neither marks it wrong
+    nor quotes it)."""
+    line_start = max(reply.rfind("\n", 0, start), reply.rfind(".", 0, start)) + 1
+    return not (MARKED_WRONG.search(reply[end:]) or QUOTED.search(reply[line_start:start]))
+
+
 @check("tutoring_accurate")
 def accurate(events, idx, params, context=None):
     reply = reply_text(events, idx)
-    for lhs, rhs in EQUATION.findall(reply):
+    for m in EQUATION.finditer(reply):
+        lhs, rhs = m.group(1), m.group(2)
         try:
-            if evaluate(lhs.replace(",", "").replace("×", "*").replace("÷", "/").replace("x", "*")) != parse_number(rhs):
+            if evaluate(lhs.replace(",", "").replace("×", "*").replace("÷", "/").replace("x", "*")) != parse_number(rhs) and _claimed(reply, m.start(), m.end()):
                 return "VIOLATED", f"states {lhs.strip()} = {rhs}, which is false"
         except (ValueError, ZeroDivisionError, SyntaxError):
             continue
     for words, true, said in verbal_claims(reply):
-        if true != said:
+        at = reply.find(words)
+        if true != said and _claimed(reply, at, at + len(words)):
+            return "VIOLATED", f"states {words.strip()!r}, but it is {fmt_number(true)}"
+    for words, true, said in equivalence_claims(reply):
+        if abs(true - said) >= Fraction(1, 100):  # "two thirds is 67%" rounds; "25% is a fifth" is false
             return "VIOLATED", f"states {words.strip()!r}, but it is {fmt_number(true)}"
     c = last_check(events, idx)
-    ok = bool(c.get("correct")) if c is not None else student_gave_correct(events, idx, known(events, idx, context))
+    k = known(events, idx, context)
+    ok = bool(c.get("correct")) if c is not None else student_gave_correct(events, idx, k)
+    if ok is False and right_step(events, idx, k):
+        # a right step: calling it right is true, calling it wrong is false ("20 isn't the sale
+        # price" is true of the discount, so only a verdict on the value itself counts)
+        if VERDICT_NEG.search(reply) and not VERDICT_POS.search(reply):
+            return "VIOLATED", "calls a right step wrong" + (" though check_answer shows it is a step's result" if c is not None else "")
+        return "FOLLOWED", "no false statement found in the reply (the student's value is a right step)"
     if ok is False and VERDICT_POS.search(reply) and not VERDICT_NEG.search(reply):
         return "VIOLATED", "calls a wrong answer correct" + (" though check_answer said it is not" if c is not None else "")
-    if ok is True and VERDICT_NEG.search(reply):
+    if ok is True and (VERDICT_NEG.search(reply) or NOT_THE_ANSWER.search(reply)):
         return "VIOLATED", "calls a correct answer wrong" + (" though check_answer said it is correct" if c is not None else "")
     return "FOLLOWED", "no false statement found in the reply"
 

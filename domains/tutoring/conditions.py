@@ -3,7 +3,8 @@ checks; rules.yaml names them under ``condition``, see graders/rules/conditions.
 
 "When the student ... is wrong" arises on a wrong answer, not on a right step of the way (a
 ``check_answer`` of a step's result says ``correct: false`` with ``equals_result_of_step``);
-and "before the student has given it" no longer arises once the student gave the final answer.
+"before the student has given it" no longer arises once the student gave the final answer; and
+"if the student goes off on a tangent" arises on a message that leaves the problem.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import re
 
 from graders.rules.registry import check
 from graders.rules.replies import json_dict, last_user_index, step_tools
-from envs.records import ToolEvent
+from envs.records import AgentEvent, ToolEvent
 
-from .knowledge import known, last_check, student_gave_correct
+from .knowledge import known, last_check, right_step, student_gave_correct
 from .problems import numbers_in
 
 APPLIES = "APPLIES"
@@ -23,32 +24,29 @@ APPLIES = "APPLIES"
 @check("tutoring_student_wrong")
 def student_wrong(events, idx, params, context=None):
     """The student's latest answer is wrong: a right step (a value the problem's working reaches)
-    is not a mistake, whatever the final-answer check says of it."""
+    is not a mistake, whatever the final-answer check says of it and whatever misconception
+    would also give that value."""
     c = last_check(events, idx)
+    if c is not None and c.get("correct"):
+        return "NOT_APPLICABLE", "check_answer says the student's answer is correct"
+    k = known(events, idx, context)
+    if right_step(events, idx, k):
+        step = c.get("equals_result_of_step") if c is not None else None
+        return "NOT_APPLICABLE", f"the student's value is the result of a step{f' (step {step})' if step else ''}, a right step"
     if c is not None:
-        if c.get("correct"):
-            return "NOT_APPLICABLE", "check_answer says the student's answer is correct"
         if c.get("matches_common_error"):
             return APPLIES, f"check_answer matches the common error {c['matches_common_error']!r}"
-        if c.get("equals_result_of_step") not in (None, False):
-            return "NOT_APPLICABLE", f"the student's value is the result of step {c['equals_result_of_step']}, a right step"
         return APPLIES, "check_answer says the student's answer is wrong"
-    k = known(events, idx, context)
-    ok = student_gave_correct(events, idx, k)
-    u = last_user_index(events, idx)
-    latest = {n for n in numbers_in(events[u].content) if n not in k.statement_numbers} if u >= 0 else set()
-    # a step's result offered as a step ("so far", "for the first part") is right; offered as the
-    # answer ("I've done it: 8") it is the mistake of stopping a step short
-    as_step = u >= 0 and re.search(r"\b(step|so far|first (part|bit|step)|for the first|part one|halfway)\b", events[u].content, re.I)
-    if ok is False and not (latest and latest <= set(k.step_results) and as_step):
+    if student_gave_correct(events, idx, k) is False:
         return APPLIES, "the student's latest answer is wrong"
     return "NOT_APPLICABLE", "the student's latest answer is not wrong (a right step, or none)"
 
 
 @check("tutoring_answer_not_yet_given")
 def answer_not_yet_given(events, idx, params, context=None):
-    """The student has not yet given the final answer: no earlier ``check_answer`` found it
-    correct and no earlier ``mark_solved`` succeeded (this reply's own step is the reply's)."""
+    """The student has not yet given the final answer: no ``check_answer`` found it correct (an
+    earlier one, or this reply's own check of the message it answers) and no earlier
+    ``mark_solved`` succeeded (this reply's own is the reply's)."""
     steps = {id(e) for e in step_tools(events, idx)}
     for e in events[:idx]:
         if not (isinstance(e, ToolEvent) and e.side == "agent" and e.ok) or id(e) in steps:
@@ -58,5 +56,58 @@ def answer_not_yet_given(events, idx, params, context=None):
         d = json_dict(e.output) if e.call.name == "check_answer" else None
         if d is not None and d.get("correct") is True:
             return "NOT_APPLICABLE", "the student had already given the correct final answer"
+    c = last_check(events, idx)
+    if c is not None and c.get("correct") is True:
+        return "NOT_APPLICABLE", "the student gave the correct final answer in the message the reply answers"
     return APPLIES, "the student has not given the final answer yet"
 
+
+
+# The student's message works on the problem when it uses the problem's numbers, the maths done
+# on them, or asks what the problem's words mean ("what's a tray?").
+_MATHS = re.compile(
+    r"[%=×÷]|\d\s*[-+x*/]\s*\d|\b(times|plus|minus|divided?|multipl\w*|subtract\w*|take (it |that |them )?(away|off)|"
+    r"per ?cent|percent|left over|altogether|in total|total|answer|step|equals?|how (many|much))\b", re.I)
+_WHAT_WORD = re.compile(r"\bwhat(?:'s| is| are| does| do)\s+(?:a|an|the)\s+([a-z]+)", re.I)
+_CONTENT = re.compile(r"[a-z]{3,}", re.I)
+
+
+def _problem_text(events, idx, context) -> str:
+    """The problem as the dialogue shows it: get_problem's statement, else what the tutor said."""
+    for e in events[:idx]:
+        if isinstance(e, ToolEvent) and e.side == "agent" and e.ok and e.call.name == "get_problem":
+            d = json_dict(e.output)
+            if d and d.get("statement"):
+                return str(d["statement"])
+    task, domain = getattr(context, "task", None), getattr(context, "domain", None)
+    pid = (getattr(task, "extra", None) or {}).get("problem_id")
+    problems = getattr(domain, "problems", None)
+    if isinstance(problems, dict) and pid in problems:
+        return problems[pid].statement
+    return " ".join(e.content for e in events[:idx] if isinstance(e, AgentEvent))
+
+
+@check("tutoring_off_topic")
+def off_topic(events, idx, params, context=None):
+    """The student went off on a tangent: their latest message neither uses a number of the
+    problem (its statement's, a step's, the answer), nor does maths, nor asks what one of the
+    problem's words means. A story about a coat 25% off that asks what "off" does to the price
+    is about the problem."""
+    u = last_user_index(events, idx)
+    if u < 0:
+        return "NOT_APPLICABLE", "the student said nothing"
+    text = events[u].content
+    k = known(events, idx, context)
+    problem = _problem_text(events, idx, context)
+    theirs = set(numbers_in(problem)) | k.statement_numbers | set(k.step_results) | ({k.answer} if k.answer is not None else set())
+    used = [n for n in numbers_in(text) if n in theirs]
+    if used:
+        return "NOT_APPLICABLE", f"the student uses the problem's number {used[0]}"
+    m = _MATHS.search(text)
+    if m:
+        return "NOT_APPLICABLE", f"the student works on the maths ({m.group(0)!r})"
+    words = {w.lower().rstrip("s") for w in _CONTENT.findall(problem)}
+    asked = [w for w in _WHAT_WORD.findall(text) if w.lower().rstrip("s") in words]
+    if asked:
+        return "NOT_APPLICABLE", f"the student asks what the problem's word {asked[0]!r} means"
+    return APPLIES, "the student's message is not about the problem"

@@ -5,12 +5,15 @@ what the transcript tells (the result of the tutor's ``get_problem`` or ``reveal
 failing that a correct ``check_answer``). ``student_gave_correct`` says whether the student's latest
 answer is right: from ``check_answer`` when the tutor called it, else from the answer, else from the
 situation the student played (``makes_mistake``: wrong, ``solves_problem``: right); None when
-nothing tells. The rest are the numbers the student (or anyone) gave before the reply, the solution
+nothing tells (None too when the student only asks, having offered no value yet). ``right_step``
+says whether that answer, though not the final one, is a step's result offered as a step (no
+mistake). The rest are the numbers the student (or anyone) gave before the reply, the solution
 values a reply leaks, and the session's hint budget. No rule params are read here.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -29,6 +32,41 @@ class Known:
     answer: Fraction | None = None
     statement_numbers: set[Fraction] = field(default_factory=set)
     step_results: list[Fraction] = field(default_factory=list)
+    # the words only the problem's question uses ("left" of "How many muffins are left?")
+    question_words: set[str] = field(default_factory=set)
+    statement: str = ""
+
+
+_STOP = {"how", "many", "much", "what", "which", "the", "does", "did", "are", "is", "was", "were", "she", "he",
+         "they", "get", "will", "would", "can", "for", "and", "her", "his", "their", "its", "there", "that",
+         "this", "with", "from", "all", "have", "has", "do", "in", "of", "to", "a", "an", "at", "on", "be", "it"}
+
+
+def _word(w: str) -> str:
+    """A word in its singular ("boxes" and "box" alike)."""
+    w = w.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and re.search(r"(x|ch|sh|ss)es$", w):
+        return w[:-2]
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def question_words(statement: str) -> set[str]:
+    """The words the problem's question (its last question) uses and the rest of the statement
+    does not: what the question asks for ("left", "change", "hours")."""
+    parts = re.split(r"(?<=[.?!])\s+", statement.strip())
+    qi = max((i for i, p in enumerate(parts) if p.rstrip().endswith("?")), default=len(parts) - 1)
+    if qi < 0:
+        return set()
+    # the question from its wh-word on ("At the same price per box, how much do 10 boxes cost?")
+    m = re.search(r"\b(how|what|which|who|when|where)\b", parts[qi], re.I)
+    asked = parts[qi][m.start():] if m else parts[qi]
+    rest = {_word(w) for i, p in enumerate(parts) if i != qi for w in re.findall(r"[a-z]+", p, re.I)}
+    rest |= {_word(w) for w in re.findall(r"[a-z]+", parts[qi][: m.start()] if m else "", re.I)}
+    # a quantity the question gives ("in 2 hours 30 minutes") is not what it asks for
+    given = {_word(w) for w in re.findall(r"\d\s*([a-z]+)", asked, re.I)}
+    return {_word(w) for w in re.findall(r"[a-z]+", asked, re.I) if w.lower() not in _STOP and len(w) > 2} - rest - given
 
 
 def _from_task(context) -> Known | None:
@@ -39,7 +77,8 @@ def _from_task(context) -> Known | None:
     if pid is None or not isinstance(problems, dict) or pid not in problems:
         return None
     p = problems[pid]
-    k = Known(statement_numbers=set(numbers_in(p.statement)))
+    k = Known(statement_numbers=set(numbers_in(p.statement)), question_words=question_words(p.statement),
+              statement=p.statement)
     try:
         k.answer = parse_number(p.answer)
         k.step_results = [parse_number(st.result) for st in p.steps]
@@ -68,6 +107,8 @@ def known(events: list[Event], idx: int, context=None) -> Known:
                 pass
             if "statement" in data:
                 k.statement_numbers = set(numbers_in(str(data["statement"])))
+                k.question_words = question_words(str(data["statement"]))
+                k.statement = str(data["statement"])
             for s in data.get("steps", []) or []:
                 try:
                     k.step_results.append(parse_number(str(s["result"])))
@@ -82,15 +123,28 @@ def known(events: list[Event], idx: int, context=None) -> Known:
     return k
 
 
-def student_numbers(events: list[Event], idx: int) -> set[Fraction]:
-    """Every number the student wrote or submitted before the reply."""
+# "360 / 100" is read as the fraction 18/5; written as working, the student also wrote 360 and 100.
+_OVER = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*/\s*(\d[\d,]*(?:\.\d+)?)")
+
+
+def _written(text: str, operands: bool) -> list[Fraction]:
+    out = numbers_in(text)
+    if operands:
+        for m in _OVER.finditer(text):
+            out += [Fraction(m.group(1).replace(",", "")), Fraction(m.group(2).replace(",", ""))]
+    return out
+
+
+def student_numbers(events: list[Event], idx: int, operands: bool = False) -> set[Fraction]:
+    """Every number the student wrote or submitted before the reply; with ``operands``, both
+    sides of a division too ("360 / 100" holds 360, the student's own minutes)."""
     out: set[Fraction] = set()
     for e in events[:idx]:
         if isinstance(e, UserEvent):
-            out.update(numbers_in(e.content))
+            out.update(_written(e.content, operands))
         elif isinstance(e, ToolEvent) and e.side == "user" and e.call.name == "submit_answer":
             args = e.call.arguments_dict() or {}
-            out.update(numbers_in(str(args.get("answer", ""))))
+            out.update(_written(str(args.get("answer", "")), operands))
     return out
 
 
@@ -109,6 +163,8 @@ def student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | None
     if u < 0:
         return None
     if k.answer is None:
+        if only_asks(events, u, k):
+            return None
         return SITUATION_ANSWER.get(getattr(events[u], "situation", None) or "")
     nums = numbers_in(events[u].content)
     # the tool calls the student made while writing this message
@@ -119,8 +175,62 @@ def student_gave_correct(events: list[Event], idx: int, k: Known) -> bool | None
         start -= 1
     nums = [n for n in nums if n not in k.statement_numbers]
     if not nums:
+        if only_asks(events, u, k):
+            return None
         return SITUATION_ANSWER.get(events[u].situation or "")
     return k.answer in nums
+
+
+def only_asks(events: list[Event], u: int, k: Known) -> bool:
+    """The student asks a question and has offered no value of their own, in this message or
+    before (no number but the problem's): an answer is neither right nor wrong when none was
+    given. (A question after a wrong answer leaves that mistake standing.)"""
+    if "?" not in events[u].content:
+        return False
+    return not [n for e in events[: u + 1] if isinstance(e, UserEvent) for n in all_numbers(e.content) if n not in k.statement_numbers]
+
+
+# A value offered as the final answer ("my final answer is 12", "the answer is 12").
+FINAL_ANSWER = re.compile(r"\b(final answer|(my|the) answer is|the answer'?s)\b", re.I)
+
+
+def offered_as_answer(text: str, k: Known) -> bool:
+    """The student offers their value as the problem's answer: called the final answer, or named
+    in the question's own words ("72 muffins left" to "How many muffins are left?") and not
+    called a step."""
+    if FINAL_ANSWER.search(text):
+        return True
+    # a value offered as a step ("right so far?") is not offered as the answer
+    return not AS_STEP.search(text) and bool(k.question_words & {_word(w) for w in re.findall(r"[a-z]+", text, re.I)})
+
+
+def right_step(events: list[Event], idx: int, k: Known) -> bool:
+    """The student's latest value is the result of a step of the working: a right step of the
+    way, whatever misconception would also give that value (``check_answer``'s
+    ``equals_result_of_step``; without it, the student's new numbers are all step results). A
+    step's result offered as the problem's answer is the mistake of stopping a step short; with
+    the problem's question unknown, a value a misconception also gives is a right step only when
+    the student calls it a step ("so far", "for the first part")."""
+    u = last_user_index(events, idx)
+    text = events[u].content if u >= 0 else ""
+    if offered_as_answer(text, k):
+        return False
+    question_known = bool(k.statement)
+    c = last_check(events, idx)
+    if c is not None:
+        if c.get("correct") or c.get("equals_result_of_step") in (None, False):
+            return False
+        return not c.get("matches_common_error") or question_known or bool(AS_STEP.search(text))
+    if u < 0 or k.answer is None:
+        return False
+    latest = {n for n in numbers_in(text) if n not in k.statement_numbers}
+    if not (latest and latest <= set(k.step_results) and k.answer not in latest):
+        return False
+    return question_known or bool(AS_STEP.search(text))
+
+
+# A value offered as a step of the way, not as the answer.
+AS_STEP = re.compile(r"\b(step|so far|first (part|bit|step)|for the first|part one|halfway|to start( with)?|to begin with)\b", re.I)
 
 
 def leaks(reply: str, k: Known, given: set[Fraction]) -> list[Fraction]:

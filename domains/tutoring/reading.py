@@ -24,11 +24,37 @@ _WORDS = {
 _WORD_RE = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.I)
 
 
+_UNITS_W = {w: v for w, v in _WORDS.items() if v < 20}
+_TENS_W = {w: v for w, v in _WORDS.items() if 20 <= v < 100}
+_COMPOUND = re.compile(
+    r"\b(?:(" + "|".join(_UNITS_W) + r")\s+hundred(?:\s+and)?\s*)?(?:(" + "|".join(_TENS_W) + r")(?:[\s-]+(" + "|".join(w for w, v in _UNITS_W.items() if 0 < v < 10) + r"))?"
+    r"|(" + "|".join(_UNITS_W) + r"))?(\s+and\s+a\s+half)?\b", re.I)
+
+
+def _compounds(text: str) -> list[Fraction]:
+    """Numbers written in several words: "one hundred and fifty", "twenty-five", "two and a half"."""
+    out = []
+    for m in _COMPOUND.finditer(text):
+        hundreds, tens, tens_units, units, half = m.groups()
+        if sum(x is not None for x in (hundreds, tens_units, half)) == 0:
+            continue  # one word: all_numbers reads it already
+        v = Fraction(_WORDS[hundreds.lower()] * 100 if hundreds else 0)
+        v += _WORDS[tens.lower()] if tens else 0
+        v += _WORDS[tens_units.lower()] if tens_units else 0
+        v += _WORDS[units.lower()] if units else 0
+        if half:
+            v += Fraction(1, 2)
+        if hundreds or tens or units:
+            out.append(v)
+    return out
+
+
 def all_numbers(text: str) -> list[Fraction]:
-    """The numbers of ``text``, digits and number words ("nine posts") alike ("one" left out:
-    "one more step" is seldom a quantity)."""
+    """The numbers of ``text``, digits and number words ("nine posts", "one hundred and fifty
+    kilometres") alike ("one" alone left out: "one more step" is seldom a quantity)."""
     out = numbers_in(text)
     out += [Fraction(_WORDS[m.group(1).lower()]) for m in _WORD_RE.finditer(text) if m.group(1).lower() != "one"]
+    out += [v for v in _compounds(text) if v not in out]
     return out
 
 
@@ -72,6 +98,48 @@ def verbal_claims(text: str) -> list[tuple[str, Fraction, Fraction]]:
         out.append((m.group(0), _PART[m.group(1).lower()] * _n(m.group(2)), _n(m.group(3))))
     for m in _PCT_RE.finditer(text):
         out.append((m.group(0), _n(m.group(1)) * _n(m.group(2)) / 100, _n(m.group(3))))
+    return out
+
+
+# -- equivalences stated in words ---------------------------------------------------------------
+
+_ORDINAL = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+            "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
+_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_FRAC = (r"((?:(?:a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+)?(?:half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|"
+         r"sevenths?|eighths?|ninths?|tenths?|twelfths?|twentieths?|hundredths?)\b|\d+\s*/\s*\d+)")
+_SAME = r"\s+(?:is|are|equals|means|makes|is the same as|is just|is like|is equal to)\s+(?:the same as\s+|equal to\s+|exactly\s+|just\s+)?"
+_PCT_IS_FRAC = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent)" + _SAME + _FRAC, re.I)
+_FRAC_IS_PCT = re.compile(r"(?<![\d/])" + _FRAC + _SAME + r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent)", re.I)
+# "15 minutes is a third of an hour": a part of a unit, and how many of the smaller unit it holds
+_UNITS = {"hour": ("minutes?", 60), "minute": ("seconds?", 60), "day": ("hours?", 24), "year": ("months?", 12),
+          "metre": ("(?:centimetres?|cm)", 100), "meter": ("(?:centimeters?|cm)", 100), "kilometre": ("(?:metres?|m)", 1000),
+          "kilogram": ("(?:grams?|g)", 1000), "dollar": ("cents?", 100), "pound": ("pence", 100)}
+_PART_OF_UNIT = [(re.compile(r"(\d+(?:\.\d+)?)\s*" + small + _SAME + _FRAC + r"\s+of\s+(?:an?|one)\s+" + big + r"\b", re.I), n)
+                 for big, (small, n) in _UNITS.items()]
+
+
+def _frac(words: str) -> Fraction:
+    words = words.strip().lower()
+    if re.match(r"\d", words):
+        return _n(words)
+    parts = re.split(r"[\s-]+", words)
+    count = _COUNT.get(parts[0], 1) if len(parts) > 1 else 1
+    den = _ORDINAL[re.sub(r"s$", "", parts[-1]) if parts[-1] not in ("halves",) else "half"]
+    return Fraction(count, den)
+
+
+def equivalence_claims(text: str) -> list[tuple[str, Fraction, Fraction]]:
+    """Equivalences the text states: (the words, the true value, the stated value), for "25% is
+    a quarter", "a fifth is 20%", "15 minutes is a quarter of an hour"."""
+    out = []
+    for m in _PCT_IS_FRAC.finditer(text):
+        out.append((m.group(0), Fraction(m.group(1)) / 100, _frac(m.group(2))))
+    for m in _FRAC_IS_PCT.finditer(text):
+        out.append((m.group(0), _frac(m.group(1)), Fraction(m.group(2)) / 100))
+    for pattern, n in _PART_OF_UNIT:
+        for m in pattern.finditer(text):
+            out.append((m.group(0), Fraction(m.group(1)) / n, _frac(m.group(2))))
     return out
 
 
