@@ -348,14 +348,16 @@ def test_guide_applies_to_a_wrong_answer_confusion_or_a_push():
     assert tutor("guide_with_questions", lecture, "My final answer is 55.", wrong) == V
     assert tutor("guide_with_questions", lecture, "idk what to do with the 25") == V
     assert tutor("guide_with_questions", lecture, "just tell me") == V
-    # a step's value that a common error also gives is a mistake when offered as the answer, or,
-    # with the problem's question unknown, when the student does not call it a step
+    # a step's value that a common error also gives is that mistake unless the student says which step
+    # it is: calls it a step, or (the question known) names what it counts or shows its working
     fence = tool("check_answer", {"answer": "8", "correct": False, "matches_common_error": "fencepost", "equals_result_of_step": 1})
     assert tutor("guide_with_questions", lecture, "the answer is 8", fence) == V
     assert judged("guide_with_questions", lecture, "8", fence, domain=TUTORING) == V
     assert judged("guide_with_questions", lecture, "8 for the first step", fence, domain=TUTORING) == NA
-    # with the question known and the value not offered as its answer, it is a right step
-    assert tutor("guide_with_questions", lecture, "8", fence) == NA
+    assert tutor("guide_with_questions", lecture, "8", fence) == V
+    assert tutor("guide_with_questions", lecture, "I'll go with 8.", fence) == V
+    assert tutor("guide_with_questions", lecture, "8 gaps between the posts, right?", fence) == NA
+    assert tutor("guide_with_questions", lecture, "40 / 5 is 8, right?", fence) == NA
 
 
 def test_acknowledge_not_applicable_to_a_calm_or_happy_student_and_after_it_was_acknowledged():

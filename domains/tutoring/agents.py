@@ -63,9 +63,12 @@ OFF_TOPIC = re.compile(
     r"\b(cat|dog|hamster|pets?|video games?|favou?rite|pizza|pasta|tacos|soup|burgers|lunch|dinner|movie|song|cousin|dream|"
     r"skateboard\w*|juggl\w*|swim\w*|raining|snowing|weekend|birthday|football|soccer|holiday|party)\b", re.I)
 # Feeling lost, stuck or fed up with the problem is about the problem (not a tangent)
+# (as phrases: "it's hailing really hard" and "guess what" are not about the problem)
 ON_TASK_FEELING = re.compile(
-    r"\b(lost|confus\w*|mixed up|don'?t (get|understand|know|see)|stuck|sense|idea|help|hard|hate|tired|stop|give up|done|"
-    r"explain|why|what|how|follow\w*|quit|enough|later)\b", re.I)
+    r"\b(lost|confus\w*|mixed up|don'?t (get|understand|know|see)|stuck|makes? sense|no idea|idea what|help|"
+    r"(so|too) hard|(this|it|that)(?:'s| is) (?:so |too |really )?hard|hate (this|it|these|maths?|math|fractions?)|"
+    r"tired|stop|give up|done|explain|why|follow\w*|quit|enough|later|"
+    r"what (do|does|did|is|should|am|was|if|now)|how (do|does|did|is|should|can|would|come))\b", re.I)
 
 
 def _quoted_removed(text: str) -> str:
@@ -370,17 +373,22 @@ class SocraticTutor(_ScriptedTutor):
                     f"Your number {ans} is right, but the method you used only works by luck here.", ask]).replace("  ", " ").strip())
                 return
             if (not res.get("correct") and res.get("equals_result_of_step") and not res.get("matches_common_error")
-                    and not res.get("matches_common_errors") and STEP_FRAME.search(text)):
-                # a step's result it asked about: right for that step, not the answer yet
-                yield AgentAction.say(" ".join(opener + [
-                    f"That step is right: {ans} is what that part comes to.", "What do you need to do next with it?"]))
+                    and not res.get("matches_common_errors")):
+                # a step's result and no misconception's: right for that step (saying "not correct" would call a
+                # right step wrong), not the answer yet
+                self.step_i = max(self.step_i, int(res["equals_result_of_step"]))
+                said = [f"That step is right: {ans} is what that part comes to."]
+                if not STEP_FRAME.search(text):
+                    said.append("It isn't the final answer yet, though.")
+                yield AgentAction.say(" ".join(opener + said + ["What do you need to do next with it?"]))
                 return
             if res.get("correct") and not working and not self.redo and self._method_unseen(ans):
                 # a correct number with no working, which a misconception of the guide also gives: the
                 # method decides, so it is asked for before anything is called solved
                 self.asked_method = ans
                 yield AgentAction.say(" ".join(opener + [
-                    f"Before I say anything about {ans}: how did you get it? Show me the calculation you did."]))
+                    f"{ans} is the right number - well done getting there.",
+                    "Before we call it solved: how did you get it? Show me the calculation you did."]))
                 return
             if res.get("correct") and self.redo and not working:
                 yield AgentAction.say(" ".join(opener + [f"{ans} is still the right number. Can you show me how you worked it out this time?"]))

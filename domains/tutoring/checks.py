@@ -12,6 +12,7 @@ text is read is in ``reading.py``; the wording each check looks for is below.
 
 Conditional rules ("if the student's answer is correct, the praise must be
 specific") return NOT_APPLICABLE on replies where the condition does not hold.
+The module is long because it holds one check per rule, each with the wording it reads.
 """
 
 from __future__ import annotations

@@ -190,27 +190,29 @@ def only_asks(events: list[Event], u: int, k: Known) -> bool:
     return not [n for e in events[: u + 1] if isinstance(e, UserEvent) for n in all_numbers(e.content) if n not in k.statement_numbers]
 
 
-# A value offered as the final answer ("my final answer is 12", "the answer is 12").
-FINAL_ANSWER = re.compile(r"\b(final answer|(my|the) answer is|the answer'?s)\b", re.I)
+# A value offered as the answer: the student calls it its answer, in any order of words ("my final
+# answer is 12", "the answer I got is 12", "is 12 the answer?", "12 is my answer").
+FINAL_ANSWER = re.compile(r"\b(final answer|(my|the|an|as|for) answer|answer (is|was|would be)|the answer'?s)\b", re.I)
 
 
 def offered_as_answer(text: str, k: Known) -> bool:
-    """The student offers their value as the problem's answer: called the final answer, or named
-    in the question's own words ("72 muffins left" to "How many muffins are left?") and not
-    called a step."""
-    if FINAL_ANSWER.search(text):
-        return True
-    # a value offered as a step ("right so far?") is not offered as the answer
-    return not AS_STEP.search(text) and bool(k.question_words & {_word(w) for w in re.findall(r"[a-z]+", text, re.I)})
+    """The student offers their value as the problem's answer: calls it its answer, or names it in
+    the question's own words ("72 muffins left" to "How many muffins are left?"); a value called a
+    step ("right so far?", "for the first part") is not offered as the answer."""
+    if AS_STEP.search(text):
+        return False
+    return bool(FINAL_ANSWER.search(text)) or bool(k.question_words & {_word(w) for w in re.findall(r"[a-z]+", text, re.I)})
 
 
 def right_step(events: list[Event], idx: int, k: Known) -> bool:
     """The student's latest value is the result of a step of the working: a right step of the
     way, whatever misconception would also give that value (``check_answer``'s
     ``equals_result_of_step``; without it, the student's new numbers are all step results). A
-    step's result offered as the problem's answer is the mistake of stopping a step short; with
-    the problem's question unknown, a value a misconception also gives is a right step only when
-    the student calls it a step ("so far", "for the first part")."""
+    step's result offered as the problem's answer is the mistake of stopping a step short. A value
+    a misconception also gives is a right step only when the student says which step it is: calls it
+    a step ("so far", "for the first part"), names what it counts ("72 muffins altogether", "the
+    discount is 20"), or shows working the check does not match to a misconception ("25% of 80 is
+    20"); a bare value ("8", "I'll go with 15", "I did 20-4-2 and got 14") is that misconception."""
     u = last_user_index(events, idx)
     text = events[u].content if u >= 0 else ""
     if offered_as_answer(text, k):
@@ -220,7 +222,15 @@ def right_step(events: list[Event], idx: int, k: Known) -> bool:
     if c is not None:
         if c.get("correct") or c.get("equals_result_of_step") in (None, False):
             return False
-        return not c.get("matches_common_error") or question_known or bool(AS_STEP.search(text))
+        if not c.get("matches_common_error"):
+            return True
+        if c.get("working_matches_common_error"):
+            return False
+        # what it counts, or its working, tells a step from the answer only against the question ("8 posts"
+        # is the answer to "how many posts?"); with the question unknown only a value called a step is one
+        said = re.sub(r"\"[^\"]*\"", " ", text)  # the problem it quotes names nothing of its own
+        named = question_known and bool(NAMED_VALUE.search(said) or SHOWN_CALC.search(said))
+        return bool(AS_STEP.search(text)) or named
     if u < 0 or k.answer is None:
         return False
     latest = {n for n in numbers_in(text) if n not in k.statement_numbers}
@@ -228,6 +238,15 @@ def right_step(events: list[Event], idx: int, k: Known) -> bool:
         return False
     return question_known or bool(AS_STEP.search(text))
 
+
+# A value with what it counts named: "72 muffins altogether", "the discount is 20" (a word after the number
+# that is not a function word, or "the <thing> is <number>")
+_FUNCTION = ("but|and|then|now|so|as|is|was|are|for|the|because|right|yet|too|or|maybe|though|haha|lol|okay|ok|yes|"
+             "sorry|in|at|on|up|by|if|when|which|that|this|from|to|with|or|i|im|i'm|um|erm|like|just|overall|total|"
+             "each|again|here|there|now|please|then|no|not|isn't|right|correct|final|answer|is|it|it's")
+NAMED_VALUE = re.compile(rf"\d(?:[\d.,]*\d)?%?\s+(?!(?:{_FUNCTION})\b)[a-z]{{3,}}|\bthe [a-z]+(?: [a-z]+)? (?:is|was|comes to|came to) \$?\d", re.I)
+# working shown: an operation between two numbers ("25% of 80", "4.20 / 6", "3 x 4")
+SHOWN_CALC = re.compile(r"\d%?\s*(?:[x×*/÷+−-]|of|times|divided by|plus|minus)\s*\$?\d", re.I)
 
 # A value offered as a step of the way, not as the answer.
 AS_STEP = re.compile(r"\b(step|so far|first (part|bit|step)|for the first|part one|halfway|to start( with)?|to begin with)\b", re.I)

@@ -71,6 +71,8 @@ POINTS_AT_STEP = re.compile(
     r"last (bit|part|sum)|redo|work it again)\b",
     re.I,
 )
+# the tutor asks for something back ("Show me your working."), question mark or not
+SHOW_ME = re.compile(r"\b(show me|walk me through|tell me how|explain how|write (it )?out)\b", re.I)
 ANSWERING = ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer")
 _PROGRESS = re.compile(r"\b(?:worked it out|got it|here's what|figured)\b", re.I)
 # a lost or unsure mood, in any of the words the student's lines use for it
@@ -310,10 +312,14 @@ class ScriptedStudent:
         if self.coincides and self.active and self.shown_wrong and addressed_in(self.mind, heard):
             return self._redo_working(turn, dims)
 
-        # The tutor confirms the answer the student gave (in a statement, not a question): happy, done.
-        verdicts = " ".join(x for x in re.split(r"(?<=[.!?])\s+", msg) if not x.rstrip().endswith("?"))
+        # The tutor confirms the answer the student gave (in a statement, not a question): happy, done;
+        # unless it asks something in the same message ("20 is right - how did you get it?"): a student
+        # answers that before leaving
+        sentences = re.split(r"(?<=[.!?])\s+", msg)
+        verdicts = " ".join(x for x in sentences if not x.rstrip().endswith("?"))
+        asks = any(x.rstrip().endswith("?") for x in sentences) or bool(SHOW_ME.search(msg))
         if (self.stated and self._confirmed(turn, msg, verdicts) and not NEGATIVE.search(verdicts)
-                and not self._denied(msg)):
+                and not self._denied(msg) and not asks):
             # a goodbye plays no drawn situation: labelled as none
             if self.is_right(self.stated[-1]):
                 return UserReply(self._closing(turn), stop=True, relabel=True, played=None)

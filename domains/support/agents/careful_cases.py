@@ -6,7 +6,8 @@ one sitting. It relies on the agent's state (``order``, ``tracking``,
 its speaking steps (``_say``, ``_ask``, ``_call``, ``_propose``, ``_refuse``,
 ``_finish``). Every handler runs once the customer is verified and the order
 is read, and returns the next action: a read, a question, a proposal or a
-final answer.
+final answer. It is long because each case of the policy's section 3 is one handler
+here, and a case's steps (reads, the amount, the proposal) read best together.
 """
 
 from __future__ import annotations
