@@ -14,7 +14,8 @@ import pytest
 from envs.domain import get_domain
 from envs.spec.task_check import replay, replay_problems
 
-NEW = ["already_refunded_one", "refund_post_date", "authorization_not_duplicate", "store_credit_for_all", "household_order"]
+NEW = ["already_refunded_one", "refund_post_date", "authorization_not_duplicate", "store_credit_for_all", "household_order",
+       "last_units_quote"]
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +97,20 @@ def test_a_household_order_ships_to_the_customer_but_is_another_accounts_and_is_
     rec = asyncio.run(run_episode(support, _tasks(support, "household_order")[0], support.scripted_agents["eager"](),
                                   ScriptedUser(), 1))
     assert rec.reward == 0.0
+
+
+def test_the_last_units_quote_holds_both_sides_of_the_shipping_fee_rule(support):
+    """The rest of a line refunded after part of it: with the shipping fee when those are the order's
+    last open units, without when another line stays; the quoted amount is the one required."""
+    sides = set()
+    for task in _tasks(support, "last_units_quote"):
+        rows = task.initial_state.insert
+        order = next(r.row for r in rows if r.table == "orders")
+        lines = [r.row for r in rows if r.table == "order_items" and r.row["order_id"] == order["id"]]
+        earlier = next(r.row["units"] for r in rows if r.table == "refund_lines")
+        left = lines[0]["quantity"] - earlier
+        fee = len(lines) == 1
+        amount = left * lines[0]["unit_price_cents"] + (order["shipping_cents"] if fee else 0)
+        assert f"${amount / 100:,.2f}" in [o if isinstance(o, str) else o.value for o in task.outputs]
+        sides.add(fee)
+    assert sides == {True, False}

@@ -1126,6 +1126,69 @@ def household_order(inst: Instance) -> dict:
     }
 
 
+def last_units_quote(inst: Instance) -> dict:
+    """Part of a line refunded earlier, the rest of it damaged now, and the amount asked before
+    deciding: when those units are every open unit of the order, the refund is the last of it and
+    the shipping fee comes back with it (policy: every unit of a line of several counts); when
+    another line of the order stays, it does not. Then a cancellation."""
+    qty = inst.rng.choice([3, 4, 5, 6])
+    earlier = inst.rng.randint(1, qty - 2)
+    k = qty - earlier  # the units still open, all damaged now
+    with_fee = inst.n % 3 != 0  # most instances are the last of the order; some keep another line
+    shipping = inst.rng.choice([499, 699, 899, 1099])
+    a = inst.order("delivered", n_items=1 if with_fee else 2, shipping_cents=shipping,
+                   delivered_days_ago=inst.rng.randint(4, 20), quantities=[qty] if with_fee else [qty, 1])
+    line = a.items[0]
+    for r in inst.rows:
+        if r["table"] == "home_deliveries" and r["row"]["order_id"] == a.id:
+            r["row"]["damaged_items"] = f"{_COUNT[qty]} of the {_COUNT[qty]} {_plural(line['name'])}"
+    rid = int(f"7{a.id[2:]}")
+    placed = next(r["row"]["placed_at"] for r in inst.rows if r["table"] == "orders" and r["row"]["id"] == a.id)
+    when = dt.datetime.strptime(placed, "%Y-%m-%d %H:%M:%S") + dt.timedelta(days=a.placed_gap + 1)
+    inst.rows.append({"table": "refunds", "row": {
+        "id": rid, "order_id": a.id, "charge_id": None, "amount_cents": earlier * line["unit_price_cents"],
+        "destination": "original_payment", "reason": "damaged", "status": "completed",
+        "created_at": f"{when:%Y-%m-%d %H:%M:%S}", "expected_post_by": f"{(when + dt.timedelta(days=7)).date()}"}})
+    inst.rows.append({"table": "refund_lines", "row": {"id": rid, "refund_id": rid, "order_item_id": line["id"],
+                                                         "units": earlier}})
+    next(r["row"] for r in inst.rows if r["table"] == "order_items" and r["row"]["id"] == line["id"])["refund_id"] = rid
+    b = inst.order("processing")
+    many = _plural(line["name"])
+    amount = k * line["unit_price_cents"] + (shipping if with_fee else 0)
+    fine = "" if with_fee else f" (the {a.items[1]['name']} is fine)"
+    was = "was" if earlier == 1 else "were"
+    return {
+        "description": f"The rest of a line damaged after {earlier} of its {qty} units were refunded, the amount asked "
+                       f"first: {k} x {money(line['unit_price_cents'])}"
+                       + (f" + the {money(shipping)} shipping fee (every open unit of the order)" if with_fee else
+                          " and no shipping fee (another line of the order stays)") + "; then a cancellation.",
+        "scenario": {
+            "goal": f"Told the refund for the other {k} {many} of {a.id} comes to {money(amount)} "
+                    f"({'with' if with_fee else 'without'} the shipping fee), then refunded to the card it was paid with; "
+                    f"{b.id} cancelled.",
+            "request": inst.phrase([f"{_COUNT[earlier]} of my {_COUNT[qty]} {many} from order {a.id} {was} refunded already, ",
+                                    f"you refunded {_COUNT[earlier]} of the {_COUNT[qty]} {many} in order {a.id} before, "],
+                                   [f"and now I've unpacked the other {_COUNT[k]} and they're broken too{fine}. ",
+                                    f"and the remaining {_COUNT[k]} turned out to be damaged as well{fine}. ",
+                                    f"but the other {_COUNT[k]} are cracked too, I found them at the bottom of the box{fine}. "],
+                                   ["Before I decide, ", "First, ", "Before we go on, "],
+                                   [f"how much would I get back for those {_COUNT[k]}?",
+                                    f"what would a refund for the other {_COUNT[k]} come to?",
+                                    f"what's the total I'd get back for the rest of them?"]),
+            "hidden_facts": inst.identity_facts() + [
+                {"id": "decision", "fact": inst.phrase(["yes, ", "yes please, ", "okay, yes: ", "yeah, "],
+                                                       [f"refund them, back to my {inst.customer['brand']} card.",
+                                                        f"I'll take the refund to my {inst.customer['brand']}.",
+                                                        f"refund those to the {inst.customer['brand']} I paid with."]),
+                 "topic": "remedy"}],
+            "more_requests": [cancel_line(inst, b.id)],
+            "max_turns": 34,
+        },
+        "actions": refund(a, [line], "damaged") + cancel(b),
+        "outputs": [money(amount), money(b.total)],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -1199,6 +1262,11 @@ _FAMILIES = [
                   household_order, 2000,
                   relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Cancellation",
                              "Shipping address", "Manner")),
+    SupportFamily("last_units_quote", "the rest of a line damaged after some of its units were refunded, the amount "
+                  "asked first: with the shipping fee when those are the order's last open units, without when another "
+                  "line stays", last_units_quote, 2100,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "What you may promise",
+                             "Cancellation")),
 ]
 
 

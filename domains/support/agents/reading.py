@@ -180,13 +180,20 @@ def item_noun(name: str) -> str:
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "a couple": 2, "both": 2}
 # "two of the four glasses", "2 out of 4", "two more of them", "one of my six": how many units of a line
+# (not an idiom: "it's been one of those weeks")
+_IDIOM = r"(?!\s+(?:days?|weeks?|times|things|mornings|evenings|years|months|moments)\b)"
 UNITS_RE = re.compile(
     r"\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)(?: more)? (?:of|out of) "
-    r"(?:the|my|them|those|these|all|\d{1,2}\b)", re.I)
+    r"(?:the|my|them|those|these|all|\d{1,2}\b)" + _IDIOM, re.I)
 # "some of the glasses", "a few of them", "not all of my ...": part of a line, the number not said
 PARTIAL_UNITS_RE = re.compile(r"\b(?:some|a few|several|not all|a couple|part) of (?:the|my|them|those|these)\b", re.I)
 # a clause that points back at the units just named ("two of them", "the other two")
-BACK_RE = re.compile(r"\b(?:of them|of those|of these|out of (?:the )?\w+)\b", re.I)
+BACK_RE = re.compile(r"\b(?:of them|of those|of these|out of (?:the )?\w+)\b" + _IDIOM, re.I)
+# "the other five", "the remaining two": the units left of a line, pointing back at it
+OTHER_RE = re.compile(r"\bthe (?:other|remaining|last) (\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\b", re.I)
+# a clause about a remedy already given ("one of them was refunded already"): not the request in hand
+DONE_BEFORE_RE = re.compile(r"\b(?:refunded|replaced)\b[^.]*\b(?:already|before|earlier|last week)\b|"
+                            r"\b(?:already|you|you've|you have) (?:been )?(?:refunded|replaced)\b", re.I)
 
 
 def units_named(clauses: list[str], names: list[str], only: bool) -> tuple[int | None, bool]:
@@ -195,9 +202,11 @@ def units_named(clauses: list[str], names: list[str], only: bool) -> tuple[int |
     ``names``), or points back ("two of them") and ``only`` (the one line of several units in question)."""
     count, partial = None, False
     for c in clauses:
-        if not (any(n in c for n in names) or (only and BACK_RE.search(c))):
+        if DONE_BEFORE_RE.search(c):
+            continue  # the units remedied before, not those asked about now
+        if not (any(n in c for n in names) or (only and (BACK_RE.search(c) or OTHER_RE.search(c)))):
             continue
-        for m in UNITS_RE.finditer(c):
+        for m in [*UNITS_RE.finditer(c), *OTHER_RE.finditer(c)]:
             w = m.group(1).lower()
             count = int(w) if w.isdigit() else _NUMBER_WORDS[w]
         partial |= bool(PARTIAL_UNITS_RE.search(c))
