@@ -95,11 +95,12 @@ class ScriptedUser:
     thanked: bool = False  # thanked for the result; the next message gets its goodbye
     _words: Any = None
     _task: str = ""
+    _seed: int | None = None
 
     async def reply(self, turn: UserTurn) -> UserReply:
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
         say = self._words = turn.words.scripted
-        self._task = turn.task.id
+        self._task, self._seed = turn.task.id, turn.seed
         sc = turn.task.scenario
         replies: Replies = turn.replies or Replies()
         rec: Recogniser = turn.topics or Recogniser()
@@ -264,9 +265,11 @@ class ScriptedUser:
         return realise(say.pick(say.closing, dims, say.closing_default, key=self._key("closing")), self._key("closing"))
 
     def _key(self, kind: str) -> int:
-        """A stable number per task and kind of line: which of its realisations this task speaks
-        (the same task the same ones, other tasks others), so a run's tasks do not share lines."""
-        return zlib.crc32(f"{self._task}:{kind}".encode())
+        """A stable number per episode (its seed and task) and kind of line: which of its
+        realisations this episode speaks. The same seed says the same lines (replay, resume);
+        another repeat of the task, or another task, others: combined with pools whose
+        realisations far outnumber a run's draws, a run's episodes do not share sentences."""
+        return zlib.crc32(f"{self._seed}:{self._task}:{kind}".encode())
 
     @staticmethod
     def _variant_exists(replies: Replies, kind: str) -> bool:
