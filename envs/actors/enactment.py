@@ -9,7 +9,8 @@ could be played at all: it cannot when a list it has holds no fitting line (a li
 already said this episode fits no more: "I am furious right now" three times is a
 template, not a person), or
 when a withholding situation is drawn after the opening (nothing is volunteered
-any more, so nothing can be held back), or a situation that lives in how the request is
+any more, so nothing can be held back), or a cold one (angry, hurried) right after the
+agent did what the user agreed to ("I'm livid!" after a refund), or a situation that lives in how the request is
 first put (``at: opening``) is drawn later. The caller labels the turn with what was
 played, so rules judged on the agent's reply fit the message it answers.
 """
@@ -36,6 +37,7 @@ class Point:
     said: frozenset[str] = frozenset()  # lines the user has already said this episode
     helped: bool = True  # the agent has done something (a tool call) this episode
     changed: bool = True  # the user has changed its mind this episode
+    done: bool = False  # the agent has just done what the user agreed to (since its last message)
     key: int | None = None  # a stable number per task and situation: which realisation it speaks
 
 
@@ -86,7 +88,8 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
     if lines is None:
         return Enacted("", "", True)
     played = not (lines.withhold and not at.opening)
-    if lines.at == "opening" and not at.opening:
+    # a cold mood (angry, hurried) is no reply to the agent having just done what was asked
+    if lines.at == "opening" and not at.opening or lines.cold and at.done:
         for options in (lines.prefix, lines.suffix):
             if options:
                 rng.random()  # the same draws as a played turn: later draws do not depend on this

@@ -96,6 +96,7 @@ class ScriptedUser:
     _words: Any = None
     _task: str = ""
     _seed: int | None = None
+    _done_now: bool = False
 
     async def reply(self, turn: UserTurn) -> UserReply:
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
@@ -121,6 +122,12 @@ class ScriptedUser:
 
         msg = turn.agent_message
         r = rec.read(msg)
+        # the agent has just done what it agreed to (a yes pending, an agent tool run since the user's
+        # last message): no angry or hurried line wraps the next message ("I'm livid!" after a refund)
+        last_user = max((i for i, e in enumerate(turn.events) if getattr(e, "kind", "") == "user"), default=-1)
+        self._done_now = self.pending and any(
+            getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" and getattr(e, "ok", True)
+            for e in turn.events[last_user + 1:])
 
         mc = sc.mind_change
         if mc and not self.mind_changed and self._triggers(mc, msg, r, self.pending):
@@ -159,7 +166,7 @@ class ScriptedUser:
         if not parts:
             for hf in again:
                 self.restated.add(hf.id)
-                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(hf.fact)}")
+                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(self._tell(hf, replies, dims, 'again'))}")
         # "Could you verify your identity?": no detail named; a forthcoming persona offers what it
         # holds for such a request, another asks what is needed
         general = replies.volunteered(msg, dims) if r.question and not parts and not again else None
@@ -168,7 +175,8 @@ class ScriptedUser:
                 if hf.id not in self.revealed and hf.topic in general:
                     self.revealed.add(hf.id)
                     parts.append(self._tell(hf, replies, dims))
-        if general is not None and not parts:
+        asked_back = general is not None and not parts
+        if asked_back:
             parts.append(self._variant(replies, "what_needed", dims))
         if self.withheld and sc.known_facts:
             self.withheld = False
@@ -181,8 +189,10 @@ class ScriptedUser:
             if asked or (use.topic is None and not use.when_asked):
                 self.tools_used.add(i)
                 parts.append(self._use_tool(turn, rec, use, replies, dims))
+        told = len(parts) > int(asked_back)  # facts or what it checked: an answer, not "what do you need?"
 
-        if r.confirm and not gave_preference and not told_on_proposal:
+        # "could you please confirm your identity?" asks for details, it proposes nothing to say yes to
+        if r.confirm and not gave_preference and not told_on_proposal and general is None:
             if sc.accepts:
                 parts.append(self._variant(replies, "accept", dims))
                 self.pending = True
@@ -245,7 +255,9 @@ class ScriptedUser:
         self.idle_turns = 0 if progressed else self.idle_turns + 1
         if self.idle_turns >= IDLE_LIMIT + (1 if self.pending else 0):
             return self._leave(say, dims, self._variant(replies, "stuck", dims), replies, "stuck")
-        return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=progressed and r.question)
+        # an answer is what was asked for (facts, what it checked), not a bare yes: "Is that what you
+        # needed?" or "Let me know if you need more" never follow "Yes, go ahead."
+        return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=told and r.question)
 
     # -- pieces ------------------------------------------------------------------------
 
@@ -275,10 +287,12 @@ class ScriptedUser:
     def _variant_exists(replies: Replies, kind: str) -> bool:
         return kind in replies.spec.replies
 
-    def _tell(self, hf: Any, replies: Replies, dims: dict[str, str]) -> str:
-        """A hidden fact told in this persona's words ("It's 40503."), one realisation per task."""
+    def _tell(self, hf: Any, replies: Replies, dims: dict[str, str], time: str = "") -> str:
+        """A hidden fact told in this persona's words ("It's 40503."), one realisation per episode
+        (told again, another: "As I said, zip's 40503.")."""
         options = replies.fact_variants(hf.topic, hf.fact, dims)
-        return realise(options[self._key(f"fact:{hf.id}") % len(options)], self._key(f"fact:{hf.id}"))
+        key = self._key(f"fact:{hf.id}{time}")
+        return realise(options[key % len(options)], key)
 
     @staticmethod
     def _triggers(mc: Any, msg: str, r: Reading, pending: bool = False) -> bool:
@@ -317,7 +331,7 @@ class ScriptedUser:
         helped = any(getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" for e in turn.events)
         en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold),
                                 said=frozenset(self.lines_said), helped=helped, changed=self.mind_changed,
-                                key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
+                                done=self._done_now, key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
         return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, chosen=en.said)
 
     def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,
