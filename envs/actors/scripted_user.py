@@ -161,6 +161,8 @@ class ScriptedUser:
                 gave_preference |= bool(hf.topic and rec.spec.topics.get(hf.topic) and rec.spec.topics[hf.topic].group)
             elif hf.id in self.revealed and hf.id not in self.restated and hf.topic in r.topics and not r.confirm:
                 again.append(hf)
+        if len(parts) >= 2 and dims.get("verbosity") != "terse":
+            parts[:2] = self._joined(parts[0], parts[1])
         # asked again for what it said: said once more, then it is no news; not when the message
         # also asks something new (a person answers the new thing)
         if not parts:
@@ -294,6 +296,17 @@ class ScriptedUser:
         key = self._key(f"fact:{hf.id}{time}")
         return realise(options[key % len(options)], key)
 
+    def _joined(self, first: str, second: str) -> list[str]:
+        """Two facts told together, as people often put them, in one sentence ("Email's x, and the
+        zip is 40503."), or as two, the way this episode's key says; the second's own opener
+        ("Sure, ...") goes, a sentence carries one."""
+        key = self._key("join")
+        if key % 3 == 0 or not first.endswith(".") or not re.match(r"^[\w'. ,:-]+\.$", second):
+            return [first, second]
+        second = re.sub(r"^(?:(?:sure|okay|right|yes|of course|oh|now|well|let me see|and),? )+", "", second, flags=re.I)
+        joint = (", and ", " and ", "; ", ", and ")[(key >> 4) % 4]
+        return [first[:-1] + joint + _lower_first(second)]
+
     @staticmethod
     def _triggers(mc: Any, msg: str, r: Reading, pending: bool = False) -> bool:
         if mc.when_asked and _has_any(msg, mc.when_asked):
@@ -316,7 +329,8 @@ class ScriptedUser:
             out = turn.call_tool(use.tool, args)
             ok = not out.startswith("Error:")
         # a failed call is the user's own business: a person says they cannot check
-        return use.say.replace("{result}", out) if ok else self._variant(replies, "cannot_check", dims)
+        # the task's words for it may hold alternations ("{I checked|I had a look}: {result}"): this episode's
+        return realise(use.say, self._key("tool_say")).replace("{result}", out) if ok else self._variant(replies, "cannot_check", dims)
 
     def _variant(self, replies: Replies, kind: str, dims: dict[str, str]) -> str:
         options = replies.variants(kind, dims, self._words)
