@@ -17,9 +17,9 @@ played, so rules judged on the agent's reply fit the message it answers.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
-import zlib
 from dataclasses import dataclass
 
 from envs.spec.schema import LineFit, ScriptedLines
@@ -49,6 +49,13 @@ class Enacted:
     said: tuple[str, ...] = ()  # the lines chosen, as written (what ``Point.said`` holds)
 
 
+def stable_hash(text: str) -> int:
+    """A stable, well-mixed number for ``text`` (the same in every process). Not crc32: it is
+    linear, so the choices of one line's alternations, keyed by strings that differ in one digit,
+    came out correlated (a line of 128 realisations said a handful of them)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
 _ALTERNATION = re.compile(r"\{([^{}]*\|[^{}]*)\}")
 
 
@@ -64,7 +71,7 @@ def realise(line: str, key: int | None) -> str:
     def one(m: re.Match) -> str:
         n[0] += 1
         options = m.group(1).split("|")
-        return options[zlib.crc32(f"{key}:{n[0]}:{line}".encode()) % len(options)]
+        return options[stable_hash(f"{key}:{n[0]}:{line}") % len(options)]
 
     return re.sub(r"  +", " ", _ALTERNATION.sub(one, line)).strip()
 
@@ -108,7 +115,7 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
             # a person has a few phrases of their own: the task's repertoire (its first REPERTOIRE
             # lines in an order of its own) is what it says, so a run does not put one sentence in
             # every task's mouth; once those are said, it says nothing more in that mood
-            order = sorted(options, key=lambda x: zlib.crc32(f"{at.key}:{i}:{x}".encode()))
+            order = sorted(options, key=lambda x: stable_hash(f"{at.key}:{i}:{x}"))
             mine = [x for x in order[:REPERTOIRE] if x in ok]
             if not mine and "" in ok:
                 mine = [""]

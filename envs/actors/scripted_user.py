@@ -39,7 +39,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.actors.enactment import Point, enact, realise
+from envs.actors.enactment import Point, enact, realise, stable_hash
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.actors.replies import Replies
 from envs.actors.topics import Reading, Recogniser
@@ -283,7 +283,7 @@ class ScriptedUser:
         realisations this episode speaks. The same seed says the same lines (replay, resume);
         another repeat of the task, or another task, others: combined with pools whose
         realisations far outnumber a run's draws, a run's episodes do not share sentences."""
-        return zlib.crc32(f"{self._seed}:{self._task}:{kind}".encode())
+        return stable_hash(f"{self._seed}:{self._task}:{kind}")
 
     @staticmethod
     def _variant_exists(replies: Replies, kind: str) -> bool:
