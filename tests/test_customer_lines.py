@@ -174,9 +174,10 @@ def test_a_no_to_a_proposal_gives_a_reason_and_no_thanks():
 
     replies = load_replies(Path(__file__).resolve().parents[1] / "domains" / "support")
     for entry in replies.spec.replies["decline"]:
-        for line in entry.say:
-            assert re.match(r"^(?:Oh,? )?[Nn]o", line) and not re.search(r"thank|appreciate|cheers", line, re.I)
-            assert re.search(r"\b(think|rather|decide|sure|worth|want|hold off|sleep on)\b", line), line
+        for written in entry.say:
+            for line in {realise(written, k) for k in range(300)}:  # every realisation of the line
+                assert re.match(r"^(?:Oh,? )?[Nn]o", line) and not re.search(r"thank|appreciate|cheers", line, re.I), line
+                assert re.search(r"\b(think|rather|decide|sure|worth|want|hold off|sleep on)\b", line), line
 
 
 def test_an_answer_carries_one_mood_line_after_it():
