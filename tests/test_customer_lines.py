@@ -278,3 +278,17 @@ def test_no_angry_line_right_after_the_agent_did_what_was_agreed(support):
         lines = [realise(x, k) for x in [*furious.scripted.prefix, *furious.scripted.suffix] for k in range(40)]
         assert not any(x and x in after.content for x in lines), after.content
         assert after.relabel  # the furious situation was not played on that turn
+
+
+@pytest.mark.parametrize("msg", ["Can you please verify the account holder details?", "I'll need your security details first.",
+                                 "Could you verify that you own the account?"])
+def test_a_general_request_in_other_words_is_not_met_with_i_dont_know(support, msg):
+    """Asked for "the account holder details" with none named, a customer offers them or asks which
+    (the persona decides), never "I have no idea"."""
+    t = support.tasks[TASK]
+    email = next(h.fact.split()[-1].rstrip(".") for h in t.scenario.hidden_facts if h.id == "email")
+    for verbosity, offers in (("chatty", True), ("normal", False)):
+        said = _episode(support, t, P(verbosity=verbosity), 1, [msg])[1]
+        assert (email in said) is offers, (verbosity, said)
+        if not offers:
+            assert said.endswith("?"), said

@@ -301,7 +301,8 @@ class ScriptedUser:
         zip is 40503."), or as two, the way this episode's key says; the second's own opener
         ("Sure, ...") goes, a sentence carries one."""
         key = self._key("join")
-        if key % 3 == 0 or not first.endswith(".") or not re.match(r"^[\w'. ,:-]+\.$", second):
+        # not after a first with a tail of its own ("x@example.com, if that helps, and ...")
+        if key % 3 == 0 or not first.endswith(".") or ", " in first or not re.match(r"^[\w'. ,:-]+\.$", second):
             return [first, second]
         second = re.sub(r"^(?:(?:sure|okay|right|yes|of course|oh|now|well|let me see|and),? )+", "", second, flags=re.I)
         joint = (", and ", " and ", "; ", ", and ")[(key >> 4) % 4]
