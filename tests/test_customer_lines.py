@@ -292,3 +292,38 @@ def test_a_general_request_in_other_words_is_not_met_with_i_dont_know(support, m
         assert (email in said) is offers, (verbosity, said)
         if not offers:
             assert said.endswith("?"), said
+
+
+def test_no_thanks_in_answer_to_a_refusal():
+    """"Then I want a manager to look at it. Cheers." answers a refusal with thanks: warm lines do not
+    fit a turn that answers one."""
+    fit = LineFit(warm=True)
+    assert fits("Cheers.", fit, Point(opening=False, answering=False, cold=False))
+    assert not fits("Cheers.", fit, Point(opening=False, answering=False, cold=False, refused=True))
+
+
+def test_a_choice_told_in_answer_to_a_proposal_counts_as_agreeing(support):
+    """"Yes please, to my Amex." answers "Shall I refund ...?" with the customer's choice: once the agent
+    acts on it, the next turn carries no angry line either (it did with only a bare yes counted)."""
+    from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
+
+    t = next(t for t in support.tasks.values() if any(h.topic == "store_credit" for h in t.scenario.hidden_facts)
+             and t.scenario.more_requests)
+    furious = support.situations["furious"]
+    proposal = "Shall I refund it to your original payment method, or would you prefer store credit?"
+    for seed in range(12):
+        u = ScriptedUser()
+        events: list = []
+
+        def turn(msg):
+            return UserTurn(task=t, persona=P(verbosity="normal"), situation=furious, situation_id=furious.id, agent_message=msg,
+                            events=list(events), turn=1, rng=random.Random(seed), call_tool=lambda n, a: "",
+                            words=support.words, topics=support.topics, replies=support.replies, goal_changes=True, seed=seed)
+
+        for msg in (None, proposal):
+            r = asyncio.run(u.reply(turn(msg)))
+            events += ([AgentEvent(turn=1, content=msg)] if msg else []) + [UserEvent(turn=1, content=r.content)]
+        assert u.agreed, r.content
+        events.append(ToolEvent(turn=2, side="agent", call=ToolCall(id="c", name="refund_items", arguments={}), output="{}"))
+        after = asyncio.run(u.reply(turn("Done, I've issued the refund. Is there anything else I can help you with?")))
+        assert after.relabel, after.content

@@ -38,6 +38,7 @@ class Point:
     helped: bool = True  # the agent has done something (a tool call) this episode
     changed: bool = True  # the user has changed its mind this episode
     done: bool = False  # the agent has just done what the user agreed to (since its last message)
+    refused: bool = False  # the agent's message the user answers is a refusal
     key: int | None = None  # a stable number per task and situation: which realisation it speaks
 
 
@@ -86,7 +87,8 @@ def fits(line: str, fit: LineFit | None, at: Point) -> bool:
         return False
     if fit.after_help and not at.helped or fit.after_change and not at.changed:
         return False
-    return not (fit.warm and at.cold)
+    # no thanks from a cold mood, nor in answer to a refusal ("Then I want a manager. Cheers.")
+    return not (fit.warm and (at.cold or at.refused))
 
 
 def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted:

@@ -69,6 +69,15 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+_OPENER = re.compile(r"^(?:(?:sure|okay|right|yes|of course|oh|now|well|now then|let me see|let me think|and),? )+", re.I)
+
+
+def _bare(text: str) -> str:
+    """``text`` without its opener ("Sure, the zip is 40503." -> "the zip is 40503."): continuing a
+    sentence ("..., and the zip is 40503.", "As I said, the zip is 40503."), it carries none."""
+    return _OPENER.sub("", text) or text
+
+
 def _has_any(text: str, words: list[str]) -> bool:
     low = text.lower()
     return any(w.lower() in low for w in words)
@@ -97,6 +106,8 @@ class ScriptedUser:
     _task: str = ""
     _seed: int | None = None
     _done_now: bool = False
+    _refused_now: bool = False
+    agreed: bool = False  # said yes (or its choice) to a proposal the agent has not acted on yet
 
     async def reply(self, turn: UserTurn) -> UserReply:
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
@@ -122,12 +133,15 @@ class ScriptedUser:
 
         msg = turn.agent_message
         r = rec.read(msg)
-        # the agent has just done what it agreed to (a yes pending, an agent tool run since the user's
-        # last message): no angry or hurried line wraps the next message ("I'm livid!" after a refund)
+        # the agent has just done what the user agreed to (a yes, or its choice told in answer to a
+        # proposal, then an agent tool run since the user's last message): no angry or hurried line
+        # wraps the next message ("I'm livid!" after a refund); just refused: no thanks ("Cheers.")
+        self._refused_now = r.refusal
         last_user = max((i for i, e in enumerate(turn.events) if getattr(e, "kind", "") == "user"), default=-1)
-        self._done_now = self.pending and any(
+        self._done_now = self.agreed and any(
             getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" and getattr(e, "ok", True)
             for e in turn.events[last_user + 1:])
+        self.agreed = self.agreed and not self._done_now
 
         mc = sc.mind_change
         if mc and not self.mind_changed and self._triggers(mc, msg, r, self.pending):
@@ -168,7 +182,7 @@ class ScriptedUser:
         if not parts:
             for hf in again:
                 self.restated.add(hf.id)
-                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(self._tell(hf, replies, dims, 'again'))}")
+                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(_bare(self._tell(hf, replies, dims, 'again')))}")
         # "Could you verify your identity?": no detail named; a forthcoming persona offers what it
         # holds for such a request, another asks what is needed
         general = replies.volunteered(msg, dims) if r.question and not parts and not again else None
@@ -194,8 +208,10 @@ class ScriptedUser:
         told = len(parts) > int(asked_back)  # facts or what it checked: an answer, not "what do you need?"
 
         # "could you please confirm your identity?" asks for details, it proposes nothing to say yes to
+        self.agreed |= bool(r.confirm and gave_preference)  # "Yes please, to my card." agrees too
         if r.confirm and not gave_preference and not told_on_proposal and general is None:
             if sc.accepts:
+                self.agreed = True
                 parts.append(self._variant(replies, "accept", dims))
                 self.pending = True
             else:
@@ -304,7 +320,7 @@ class ScriptedUser:
         # not after a first with a tail of its own ("x@example.com, if that helps, and ...")
         if key % 3 == 0 or not first.endswith(".") or ", " in first or not re.match(r"^[\w'. ,:-]+\.$", second):
             return [first, second]
-        second = re.sub(r"^(?:(?:sure|okay|right|yes|of course|oh|now|well|let me see|and),? )+", "", second, flags=re.I)
+        second = _bare(second)
         joint = (", and ", " and ", "; ", ", and ")[(key >> 4) % 4]
         return [first[:-1] + joint + _lower_first(second)]
 
@@ -346,7 +362,7 @@ class ScriptedUser:
         helped = any(getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" for e in turn.events)
         en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold),
                                 said=frozenset(self.lines_said), helped=helped, changed=self.mind_changed,
-                                done=self._done_now, key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
+                                done=self._done_now, refused=self._refused_now, key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
         return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, chosen=en.said)
 
     def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,
