@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from envs.spec.schema import LineFit, ScriptedLines
 
-REPERTOIRE = 3  # lines of one list a task speaks (see enact)
+REPERTOIRE = 3  # lines of one list an episode speaks (see enact)
 
 
 @dataclass
@@ -39,7 +39,7 @@ class Point:
     changed: bool = True  # the user has changed its mind this episode
     done: bool = False  # the agent has just done what the user agreed to (since its last message)
     refused: bool = False  # the agent's message the user answers is a refusal
-    key: int | None = None  # a stable number per task and situation: which realisation it speaks
+    key: int | None = None  # a stable number per episode and situation: which realisation it speaks
 
 
 @dataclass
@@ -62,7 +62,7 @@ _ALTERNATION = re.compile(r"\{([^{}]*\|[^{}]*)\}")
 
 def realise(line: str, key: int | None) -> str:
     """A line with ``{a|b|c}`` alternations, said the way ``key`` (a task's) says it: one
-    line written with a few alternations gives each task its own wording of it."""
+    line written with a few alternations gives each episode its own wording of it."""
     if not line or "{" not in line:
         return line
     if key is None:
@@ -114,7 +114,7 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
             played = False
             out.append("")
         elif at.key is not None:
-            # a person has a few phrases of their own: the task's repertoire (its first REPERTOIRE
+            # a person has a few phrases of their own: the episode's repertoire (its first REPERTOIRE
             # lines in an order of its own) is what it says, so a run does not put one sentence in
             # every task's mouth; once those are said, it says nothing more in that mood
             order = sorted(options, key=lambda x: stable_hash(f"{at.key}:{i}:{x}"))

@@ -353,7 +353,7 @@ class ScriptedUser:
         options = replies.variants(kind, dims, self._words)
         n = self.uses.get(kind, 0)
         self.uses[kind] = n + 1
-        # the domain's own realisations start where this task's key says; a words.yaml line stays first
+        # the domain's own realisations start where this episode's key says; a words.yaml line stays first
         off = self._key(kind) if kind in replies.spec.replies else 0
         return realise(options[(off + n) % len(options)], self._key(f"{kind}:{n}"))
 
