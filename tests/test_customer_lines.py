@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
 import pytest
 
@@ -174,9 +175,10 @@ def test_a_no_to_a_proposal_gives_a_reason_and_no_thanks():
 
     replies = load_replies(Path(__file__).resolve().parents[1] / "domains" / "support")
     for entry in replies.spec.replies["decline"]:
-        for line in entry.say:
-            assert re.match(r"^(?:Oh,? )?[Nn]o", line) and not re.search(r"thank|appreciate|cheers", line, re.I)
-            assert re.search(r"\b(think|rather|decide|sure|worth|want|hold off|sleep on)\b", line), line
+        for written in entry.say:
+            for line in {realise(written, k) for k in range(300)}:  # every realisation of the line
+                assert re.match(r"^(?:Oh,? )?[Nn]o", line) and not re.search(r"thank|appreciate|cheers", line, re.I), line
+                assert re.search(r"\b(think|rather|decide|sure|worth|want|hold off|sleep on)\b", line), line
 
 
 def test_an_answer_carries_one_mood_line_after_it():
@@ -186,3 +188,142 @@ def test_an_answer_carries_one_mood_line_after_it():
     assert (en.prefix, en.suffix, en.played) == ("", "Sort it out!", True)
     en = enact(lines, Point(opening=False, answering=False, cold=True), random.Random(0))
     assert (en.prefix, en.suffix) == ("I am furious.", "Sort it out!")
+
+
+def _episode(support, task, persona, seed, msgs):
+    """The customer's messages in one episode of ``task`` with seed ``seed``, answering ``msgs``."""
+    u = ScriptedUser()
+    out = []
+    for msg in [None, *msgs]:
+        turn = UserTurn(task=task, persona=persona, situation=None, situation_id=None, agent_message=msg, events=[],
+                        turn=1, rng=random.Random(seed), call_tool=lambda n, a: "", words=support.words,
+                        topics=support.topics, replies=support.replies, goal_changes=True, seed=seed)
+        out.append(asyncio.run(u.reply(turn)).content)
+    return out
+
+
+def test_realisations_are_drawn_per_episode_and_replayed_by_its_seed(support):
+    """A task's repeats speak differently (the seed is in the draw); one seed says the same words again."""
+    t = support.tasks[TASK]
+    p = P(verbosity="chatty")
+    msgs = ["To verify your identity, could you give me the email on your account and your zip code?",
+            "Shall I cancel the order for you?"]
+    runs = {s: _episode(support, t, p, s, msgs) for s in range(12)}
+    assert all(_episode(support, t, p, s, msgs) == runs[s] for s in (0, 5))
+    for i in range(len(msgs) + 1):  # the opening, the identity answer, the yes
+        assert len({r[i] for r in runs.values()}) >= 6, [r[i] for r in runs.values()]
+
+
+def test_the_alternations_of_one_line_are_drawn_independently():
+    """crc32 is linear: keyed by strings that differ in one digit, one line's alternations came out
+    tied together, and a line of 4 x 4 x 4 realisations said a handful of them."""
+    line = "{A|B|C|D} {e|f|g|h} {i|j|k|l}."
+    assert len({realise(line, k) for k in range(400)}) >= 60
+
+
+def test_confirm_your_identity_asks_for_details_and_says_no_yes(support):
+    """"Could you please confirm your identity?" proposes nothing: a yes to it ("Okay, yes, go ahead")
+    is no answer, and a yes is what the agent then acts on."""
+    t = support.tasks[TASK]
+    for verbosity in ("chatty", "normal", "terse"):
+        for seed in range(6):
+            said = _episode(support, t, P(verbosity=verbosity), seed, ["Hi! To get started, could you please confirm your identity?"])[1]
+            assert not re.search(r"\b(go ahead|please do|do it)\b", said, re.I), (verbosity, said)
+
+
+def test_an_offer_of_more_follows_an_answer_never_a_bare_yes(support):
+    """"Is that what you need from me?" or "Let me know if you need more" after "Yes, go ahead." is a
+    template speaking: the lines that fit an answer wrap only what answers a question (facts, checks)."""
+    coop = support.situations["cooperative"]
+    offers = [x for x in coop.scripted.suffix if coop.scripted.fits.get(x) and coop.scripted.fits[x].answering]
+    assert offers
+    t = support.tasks[TASK]
+    for seed in range(30):
+        u = ScriptedUser()
+        p = P(verbosity="normal")
+        turn = lambda msg: UserTurn(task=t, persona=p, situation=coop, situation_id=coop.id, agent_message=msg, events=[],
+                                    turn=1, rng=random.Random(seed), call_tool=lambda n, a: "", words=support.words,
+                                    topics=support.topics, replies=support.replies, goal_changes=True, seed=seed)
+        asyncio.run(u.reply(turn(None)))
+        yes = asyncio.run(u.reply(turn("Shall I cancel order O-91201 for you?"))).content
+        starts = [re.escape(x.split("{")[0]) for x in offers if x.split("{")[0]]
+        assert not any(re.search(s, yes) for s in starts if len(s) > 3), yes
+        assert not re.search(r"\b(anything else you|if you need|what you (need|wanted|were))\b", yes, re.I), yes
+
+
+def test_no_angry_line_right_after_the_agent_did_what_was_agreed(support):
+    """"I'm livid!" after the refund was issued: a cold mood's lines do not fit the turn right after the
+    agent carried out what the customer said yes to (the turn is labelled as not played)."""
+    from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
+
+    furious = support.situations["furious"]
+    t = support.tasks["hard_three_requests_01"]
+    p = P(verbosity="normal")
+    for seed in range(20):
+        u = ScriptedUser()
+        events: list = []
+
+        def turn(msg):
+            return UserTurn(task=t, persona=p, situation=furious, situation_id=furious.id, agent_message=msg,
+                            events=list(events), turn=1, rng=random.Random(seed), call_tool=lambda n, a: "",
+                            words=support.words, topics=support.topics, replies=support.replies, goal_changes=True, seed=seed)
+
+        for msg in (None, "Shall I cancel order O-72011?"):
+            r = asyncio.run(u.reply(turn(msg)))
+            events += [AgentEvent(turn=1, content=msg)] if msg else []
+            events.append(UserEvent(turn=1, content=r.content))
+        events.append(ToolEvent(turn=2, side="agent", call=ToolCall(id="c", name="cancel_order", arguments={"order_id": "O-72011"}), output="{}"))
+        events.append(AgentEvent(turn=2, content="Order O-72011 is now cancelled. Is there anything else I can help you with?"))
+        after = asyncio.run(u.reply(turn("Order O-72011 is now cancelled. Is there anything else I can help you with?")))
+        lines = [realise(x, k) for x in [*furious.scripted.prefix, *furious.scripted.suffix] for k in range(40)]
+        assert not any(x and x in after.content for x in lines), after.content
+        assert after.relabel  # the furious situation was not played on that turn
+
+
+@pytest.mark.parametrize("msg", ["Can you please verify the account holder details?", "I'll need your security details first.",
+                                 "Could you verify that you own the account?"])
+def test_a_general_request_in_other_words_is_not_met_with_i_dont_know(support, msg):
+    """Asked for "the account holder details" with none named, a customer offers them or asks which
+    (the persona decides), never "I have no idea"."""
+    t = support.tasks[TASK]
+    email = next(h.fact.split()[-1].rstrip(".") for h in t.scenario.hidden_facts if h.id == "email")
+    for verbosity, offers in (("chatty", True), ("normal", False)):
+        said = _episode(support, t, P(verbosity=verbosity), 1, [msg])[1]
+        assert (email in said) is offers, (verbosity, said)
+        if not offers:
+            assert said.endswith("?"), said
+
+
+def test_no_thanks_in_answer_to_a_refusal():
+    """"Then I want a manager to look at it. Cheers." answers a refusal with thanks: warm lines do not
+    fit a turn that answers one."""
+    fit = LineFit(warm=True)
+    assert fits("Cheers.", fit, Point(opening=False, answering=False, cold=False))
+    assert not fits("Cheers.", fit, Point(opening=False, answering=False, cold=False, refused=True))
+
+
+def test_a_choice_told_in_answer_to_a_proposal_counts_as_agreeing(support):
+    """"Yes please, to my Amex." answers "Shall I refund ...?" with the customer's choice: once the agent
+    acts on it, the next turn carries no angry line either (it did with only a bare yes counted)."""
+    from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
+
+    t = next(t for t in support.tasks.values() if any(h.topic == "store_credit" for h in t.scenario.hidden_facts)
+             and t.scenario.more_requests)
+    furious = support.situations["furious"]
+    proposal = "Shall I refund it to your original payment method, or would you prefer store credit?"
+    for seed in range(12):
+        u = ScriptedUser()
+        events: list = []
+
+        def turn(msg):
+            return UserTurn(task=t, persona=P(verbosity="normal"), situation=furious, situation_id=furious.id, agent_message=msg,
+                            events=list(events), turn=1, rng=random.Random(seed), call_tool=lambda n, a: "",
+                            words=support.words, topics=support.topics, replies=support.replies, goal_changes=True, seed=seed)
+
+        for msg in (None, proposal):
+            r = asyncio.run(u.reply(turn(msg)))
+            events += ([AgentEvent(turn=1, content=msg)] if msg else []) + [UserEvent(turn=1, content=r.content)]
+        assert u.agreed, r.content
+        events.append(ToolEvent(turn=2, side="agent", call=ToolCall(id="c", name="refund_items", arguments={}), output="{}"))
+        after = asyncio.run(u.reply(turn("Done, I've issued the refund. Is there anything else I can help you with?")))
+        assert after.relabel, after.content

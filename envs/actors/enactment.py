@@ -9,21 +9,22 @@ could be played at all: it cannot when a list it has holds no fitting line (a li
 already said this episode fits no more: "I am furious right now" three times is a
 template, not a person), or
 when a withholding situation is drawn after the opening (nothing is volunteered
-any more, so nothing can be held back), or a situation that lives in how the request is
+any more, so nothing can be held back), or a cold one (angry, hurried) right after the
+agent did what the user agreed to ("I'm livid!" after a refund), or a situation that lives in how the request is
 first put (``at: opening``) is drawn later. The caller labels the turn with what was
 played, so rules judged on the agent's reply fit the message it answers.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
-import zlib
 from dataclasses import dataclass
 
 from envs.spec.schema import LineFit, ScriptedLines
 
-REPERTOIRE = 3  # lines of one list a task speaks (see enact)
+REPERTOIRE = 3  # lines of one list an episode speaks (see enact)
 
 
 @dataclass
@@ -36,7 +37,9 @@ class Point:
     said: frozenset[str] = frozenset()  # lines the user has already said this episode
     helped: bool = True  # the agent has done something (a tool call) this episode
     changed: bool = True  # the user has changed its mind this episode
-    key: int | None = None  # a stable number per task and situation: which realisation it speaks
+    done: bool = False  # the agent has just done what the user agreed to (since its last message)
+    refused: bool = False  # the agent's message the user answers is a refusal
+    key: int | None = None  # a stable number per episode and situation: which realisation it speaks
 
 
 @dataclass
@@ -47,12 +50,19 @@ class Enacted:
     said: tuple[str, ...] = ()  # the lines chosen, as written (what ``Point.said`` holds)
 
 
+def stable_hash(text: str) -> int:
+    """A stable, well-mixed number for ``text`` (the same in every process). Not crc32: it is
+    linear, so the choices of one line's alternations, keyed by strings that differ in one digit,
+    came out correlated (a line of 128 realisations said a handful of them)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
 _ALTERNATION = re.compile(r"\{([^{}]*\|[^{}]*)\}")
 
 
 def realise(line: str, key: int | None) -> str:
     """A line with ``{a|b|c}`` alternations, said the way ``key`` (a task's) says it: one
-    line written with a few alternations gives each task its own wording of it."""
+    line written with a few alternations gives each episode its own wording of it."""
     if not line or "{" not in line:
         return line
     if key is None:
@@ -62,7 +72,7 @@ def realise(line: str, key: int | None) -> str:
     def one(m: re.Match) -> str:
         n[0] += 1
         options = m.group(1).split("|")
-        return options[zlib.crc32(f"{key}:{n[0]}:{line}".encode()) % len(options)]
+        return options[stable_hash(f"{key}:{n[0]}:{line}") % len(options)]
 
     return re.sub(r"  +", " ", _ALTERNATION.sub(one, line)).strip()
 
@@ -77,7 +87,8 @@ def fits(line: str, fit: LineFit | None, at: Point) -> bool:
         return False
     if fit.after_help and not at.helped or fit.after_change and not at.changed:
         return False
-    return not (fit.warm and at.cold)
+    # no thanks from a cold mood, nor in answer to a refusal ("Then I want a manager. Cheers.")
+    return not (fit.warm and (at.cold or at.refused))
 
 
 def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted:
@@ -86,7 +97,8 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
     if lines is None:
         return Enacted("", "", True)
     played = not (lines.withhold and not at.opening)
-    if lines.at == "opening" and not at.opening:
+    # a cold mood (angry, hurried) is no reply to the agent having just done what was asked
+    if lines.at == "opening" and not at.opening or lines.cold and at.done:
         for options in (lines.prefix, lines.suffix):
             if options:
                 rng.random()  # the same draws as a played turn: later draws do not depend on this
@@ -102,10 +114,10 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
             played = False
             out.append("")
         elif at.key is not None:
-            # a person has a few phrases of their own: the task's repertoire (its first REPERTOIRE
+            # a person has a few phrases of their own: the episode's repertoire (its first REPERTOIRE
             # lines in an order of its own) is what it says, so a run does not put one sentence in
             # every task's mouth; once those are said, it says nothing more in that mood
-            order = sorted(options, key=lambda x: zlib.crc32(f"{at.key}:{i}:{x}".encode()))
+            order = sorted(options, key=lambda x: stable_hash(f"{at.key}:{i}:{x}"))
             mine = [x for x in order[:REPERTOIRE] if x in ok]
             if not mine and "" in ok:
                 mine = [""]

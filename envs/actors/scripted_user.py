@@ -39,7 +39,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.actors.enactment import Point, enact, realise
+from envs.actors.enactment import Point, enact, realise, stable_hash
 from envs.actors.protocols import STOP_TOKEN, UserReply, UserTurn
 from envs.actors.replies import Replies
 from envs.actors.topics import Reading, Recogniser
@@ -69,6 +69,15 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+_OPENER = re.compile(r"^(?:(?:sure|okay|right|yes|of course|oh|now|well|now then|let me see|let me think|and),? )+", re.I)
+
+
+def _bare(text: str) -> str:
+    """``text`` without its opener ("Sure, the zip is 40503." -> "the zip is 40503."): continuing a
+    sentence ("..., and the zip is 40503.", "As I said, the zip is 40503."), it carries none."""
+    return _OPENER.sub("", text) or text
+
+
 def _has_any(text: str, words: list[str]) -> bool:
     low = text.lower()
     return any(w.lower() in low for w in words)
@@ -95,11 +104,15 @@ class ScriptedUser:
     thanked: bool = False  # thanked for the result; the next message gets its goodbye
     _words: Any = None
     _task: str = ""
+    _seed: int | None = None
+    _done_now: bool = False
+    _refused_now: bool = False
+    agreed: bool = False  # said yes (or its choice) to a proposal the agent has not acted on yet
 
     async def reply(self, turn: UserTurn) -> UserReply:
         dims = (turn.persona.dimensions if turn.persona else {}) or {}
         say = self._words = turn.words.scripted
-        self._task = turn.task.id
+        self._task, self._seed = turn.task.id, turn.seed
         sc = turn.task.scenario
         replies: Replies = turn.replies or Replies()
         rec: Recogniser = turn.topics or Recogniser()
@@ -120,6 +133,15 @@ class ScriptedUser:
 
         msg = turn.agent_message
         r = rec.read(msg)
+        # the agent has just done what the user agreed to (a yes, or its choice told in answer to a
+        # proposal, then an agent tool run since the user's last message): no angry or hurried line
+        # wraps the next message ("I'm livid!" after a refund); just refused: no thanks ("Cheers.")
+        self._refused_now = r.refusal
+        last_user = max((i for i, e in enumerate(turn.events) if getattr(e, "kind", "") == "user"), default=-1)
+        self._done_now = self.agreed and any(
+            getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" and getattr(e, "ok", True)
+            for e in turn.events[last_user + 1:])
+        self.agreed = self.agreed and not self._done_now
 
         mc = sc.mind_change
         if mc and not self.mind_changed and self._triggers(mc, msg, r, self.pending):
@@ -153,12 +175,14 @@ class ScriptedUser:
                 gave_preference |= bool(hf.topic and rec.spec.topics.get(hf.topic) and rec.spec.topics[hf.topic].group)
             elif hf.id in self.revealed and hf.id not in self.restated and hf.topic in r.topics and not r.confirm:
                 again.append(hf)
+        if len(parts) >= 2 and dims.get("verbosity") != "terse":
+            parts[:2] = self._joined(parts[0], parts[1])
         # asked again for what it said: said once more, then it is no news; not when the message
         # also asks something new (a person answers the new thing)
         if not parts:
             for hf in again:
                 self.restated.add(hf.id)
-                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(hf.fact)}")
+                parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(_bare(self._tell(hf, replies, dims, 'again')))}")
         # "Could you verify your identity?": no detail named; a forthcoming persona offers what it
         # holds for such a request, another asks what is needed
         general = replies.volunteered(msg, dims) if r.question and not parts and not again else None
@@ -167,7 +191,8 @@ class ScriptedUser:
                 if hf.id not in self.revealed and hf.topic in general:
                     self.revealed.add(hf.id)
                     parts.append(self._tell(hf, replies, dims))
-        if general is not None and not parts:
+        asked_back = general is not None and not parts
+        if asked_back:
             parts.append(self._variant(replies, "what_needed", dims))
         if self.withheld and sc.known_facts:
             self.withheld = False
@@ -180,9 +205,13 @@ class ScriptedUser:
             if asked or (use.topic is None and not use.when_asked):
                 self.tools_used.add(i)
                 parts.append(self._use_tool(turn, rec, use, replies, dims))
+        told = len(parts) > int(asked_back)  # facts or what it checked: an answer, not "what do you need?"
 
-        if r.confirm and not gave_preference and not told_on_proposal:
+        # "could you please confirm your identity?" asks for details, it proposes nothing to say yes to
+        self.agreed |= bool(r.confirm and gave_preference)  # "Yes please, to my card." agrees too
+        if r.confirm and not gave_preference and not told_on_proposal and general is None:
             if sc.accepts:
+                self.agreed = True
                 parts.append(self._variant(replies, "accept", dims))
                 self.pending = True
             else:
@@ -244,7 +273,9 @@ class ScriptedUser:
         self.idle_turns = 0 if progressed else self.idle_turns + 1
         if self.idle_turns >= IDLE_LIMIT + (1 if self.pending else 0):
             return self._leave(say, dims, self._variant(replies, "stuck", dims), replies, "stuck")
-        return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=progressed and r.question)
+        # an answer is what was asked for (facts, what it checked), not a bare yes: "Is that what you
+        # needed?" or "Let me know if you need more" never follow "Yes, go ahead."
+        return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=told and r.question)
 
     # -- pieces ------------------------------------------------------------------------
 
@@ -264,18 +295,34 @@ class ScriptedUser:
         return realise(say.pick(say.closing, dims, say.closing_default, key=self._key("closing")), self._key("closing"))
 
     def _key(self, kind: str) -> int:
-        """A stable number per task and kind of line: which of its realisations this task speaks
-        (the same task the same ones, other tasks others), so a run's tasks do not share lines."""
-        return zlib.crc32(f"{self._task}:{kind}".encode())
+        """A stable number per episode (its seed and task) and kind of line: which of its
+        realisations this episode speaks. The same seed says the same lines (replay, resume);
+        another repeat of the task, or another task, others: combined with pools whose
+        realisations far outnumber a run's draws, a run's episodes do not share sentences."""
+        return stable_hash(f"{self._seed}:{self._task}:{kind}")
 
     @staticmethod
     def _variant_exists(replies: Replies, kind: str) -> bool:
         return kind in replies.spec.replies
 
-    def _tell(self, hf: Any, replies: Replies, dims: dict[str, str]) -> str:
-        """A hidden fact told in this persona's words ("It's 40503."), one realisation per task."""
+    def _tell(self, hf: Any, replies: Replies, dims: dict[str, str], time: str = "") -> str:
+        """A hidden fact told in this persona's words ("It's 40503."), one realisation per episode
+        (told again, another: "As I said, zip's 40503.")."""
         options = replies.fact_variants(hf.topic, hf.fact, dims)
-        return realise(options[self._key(f"fact:{hf.id}") % len(options)], self._key(f"fact:{hf.id}"))
+        key = self._key(f"fact:{hf.id}{time}")
+        return realise(options[key % len(options)], key)
+
+    def _joined(self, first: str, second: str) -> list[str]:
+        """Two facts told together, as people often put them, in one sentence ("Email's x, and the
+        zip is 40503."), or as two, the way this episode's key says; the second's own opener
+        ("Sure, ...") goes, a sentence carries one."""
+        key = self._key("join")
+        # not after a first with a tail of its own ("x@example.com, if that helps, and ...")
+        if key % 3 == 0 or not first.endswith(".") or ", " in first or not re.match(r"^[\w'. ,:-]+\.$", second):
+            return [first, second]
+        second = _bare(second)
+        joint = (", and ", " and ", "; ", ", and ")[(key >> 4) % 4]
+        return [first[:-1] + joint + _lower_first(second)]
 
     @staticmethod
     def _triggers(mc: Any, msg: str, r: Reading, pending: bool = False) -> bool:
@@ -299,13 +346,14 @@ class ScriptedUser:
             out = turn.call_tool(use.tool, args)
             ok = not out.startswith("Error:")
         # a failed call is the user's own business: a person says they cannot check
-        return use.say.replace("{result}", out) if ok else self._variant(replies, "cannot_check", dims)
+        # the task's words for it may hold alternations ("{I checked|I had a look}: {result}"): this episode's
+        return realise(use.say, self._key("tool_say")).replace("{result}", out) if ok else self._variant(replies, "cannot_check", dims)
 
     def _variant(self, replies: Replies, kind: str, dims: dict[str, str]) -> str:
         options = replies.variants(kind, dims, self._words)
         n = self.uses.get(kind, 0)
         self.uses[kind] = n + 1
-        # the domain's own realisations start where this task's key says; a words.yaml line stays first
+        # the domain's own realisations start where this episode's key says; a words.yaml line stays first
         off = self._key(kind) if kind in replies.spec.replies else 0
         return realise(options[(off + n) % len(options)], self._key(f"{kind}:{n}"))
 
@@ -314,7 +362,7 @@ class ScriptedUser:
         helped = any(getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" for e in turn.events)
         en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold),
                                 said=frozenset(self.lines_said), helped=helped, changed=self.mind_changed,
-                                key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
+                                done=self._done_now, refused=self._refused_now, key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
         return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, chosen=en.said)
 
     def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,

@@ -283,7 +283,7 @@ class LineFit(Spec):
 
     ``at``: ``opening`` (first message only), ``later`` (never the first), ``any``.
     ``answering``: only when the message answers something the agent asked.
-    ``warm``: thanks or a kind word; never said by a cold persona or after a cold turn.
+    ``warm``: thanks or a kind word; never said by a cold persona, after a cold turn, or in answer to a refusal.
     ``after_help``: thanks for help, only once the agent has done something (a tool call).
     ``after_change``: only once the user has changed its mind ("sorry, I keep going back and forth")."""
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-# "zip", "zip code", "zipcode", "ZIP", "postcode", "postal code", then the five digits
-ZIP_RE = re.compile(r"\b(?:zip(?:\s*code)?|zipcode|post\s*code|postal\s*code)\b[^0-9@]{0,20}(\d{5})\b", re.I)
+# "zip", "zip code", "zipcode", "ZIP", "postcode", "postal code", then the five digits, in the same
+# sentence ("I'm in 12207 for the zip code. The order is O-91401." names no zip 91401)
+ZIP_RE = re.compile(r"\b(?:zip(?:\s*code)?|zipcode|post\s*code|postal\s*code)\b(?:[^0-9@.!?]|\.(?!\s)){0,20}(\d{5})\b", re.I)
 ZIP_AFTER_RE = re.compile(r"(?<![\w-])(\d{5})\b[^0-9@]{0,12}\b(?:zip|zipcode|post\s*code|postal\s*code)\b", re.I)
 # "my name is Ana Ruiz", "name's Ana Ruiz", "this is Ana Ruiz", "I'm Ana Ruiz", "it's Ana Ruiz"
 NAME_RE = re.compile(
