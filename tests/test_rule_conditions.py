@@ -464,3 +464,19 @@ def test_clarify_not_applicable_to_an_answer_stated_as_final():
     assert tutor("clarify_unclear_answer", judge_it, "My final answer is 55 dollars.") == NA
     assert tutor("clarify_unclear_answer", judge_it, "maybe 40 or something?") == V
     assert tutor("clarify_unclear_answer", judge_it, "my answer is 20 and 60") == V
+
+
+def test_tangent_and_quitting_not_applicable_once_the_session_is_closed():
+    """"If the student goes off on a tangent, steer back to the problem" and "if the student ... wants
+    to quit, encourage them": once the session was marked solved there is no problem to steer back
+    to and nothing left to quit; while it is open both are judged."""
+    solved = tool("mark_solved", "Session TS-1 marked solved by the student.")
+    tangent = "Random question: do you have a cat? Mine is called Biscuit."
+    back = "Ha, Biscuit is a great name! Now, back to the jacket: what is 25% of 80?"
+    assert tutor("redirect_tangent", "Ha, cats are great! Mine sleeps all day.", tangent) == V
+    assert tutor("redirect_tangent", back, tangent) == F
+    assert tutor("redirect_tangent", "Ha, cats are great! Mine sleeps all day.", "60!", solved,
+                 ("agent", "Yes, 60 is correct - well done!"), tangent) == NA
+    assert tutor("persist_before_reveal", "Okay, see you next time!", "I give up.") == V
+    assert tutor("persist_before_reveal", "Okay, see you next time!", "60!", solved,
+                 ("agent", "Yes, 60 is correct - well done!"), "Can we be done now? Bye.") == NA

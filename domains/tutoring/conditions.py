@@ -42,6 +42,19 @@ def student_wrong(events, idx, params, context=None):
     return "NOT_APPLICABLE", "the student's latest answer is not wrong (a right step, or none)"
 
 
+@check("tutoring_session_open")
+def session_open(events, idx, params, context=None):
+    """The session is still open when the student writes: no ``mark_solved``, ``reveal_solution``
+    or ``end_session`` succeeded before the message the reply answers. After it, a tangent has no
+    problem to come back to, and wanting to stop is not quitting the problem."""
+    u = last_user_index(events, idx)
+    for e in events[:max(u, 0)]:
+        if (isinstance(e, ToolEvent) and e.side == "agent" and e.ok
+                and e.call.name in ("mark_solved", "reveal_solution", "end_session")):
+            return "NOT_APPLICABLE", f"the session was closed ({e.call.name}) before the student's message"
+    return APPLIES, "the session is open"
+
+
 @check("tutoring_answer_not_yet_given")
 def answer_not_yet_given(events, idx, params, context=None):
     """The student has not yet given the final answer: no ``check_answer`` found it correct (an

@@ -164,6 +164,18 @@ def any_of(events, idx, params, context=None):
     return "NOT_APPLICABLE", "; ".join(why)
 
 
+@check("all_of")
+def all_of(events, idx, params, context=None):
+    """The condition arises when every one of ``conditions`` (each ``{type, params}``) does."""
+    why = []
+    for c in params["conditions"]:
+        v, r = run_check(c["type"], c.get("params") or {}, events, idx, context=context)
+        if v == "NOT_APPLICABLE":
+            return "NOT_APPLICABLE", r
+        why.append(r)
+    return APPLIES, "; ".join(why)
+
+
 def condition_verdict(rule, events: list[Event], idx: int, context: CheckContext | None = None) -> tuple[str, str] | None:
     """("NOT_APPLICABLE", why) when ``rule`` has a condition and it does not arise on the reply at
     ``events[idx]``; None when the rule is to be judged (no condition, or it arises)."""
