@@ -69,15 +69,18 @@ def _pairs(d: TableDiff) -> list[tuple[dict, dict]]:
 def diff_in_words(diffs: list[TableDiff]) -> list[str]:
     """The diff as phrases, the rows that say the most first (see the module docstring)."""
     made, extra, missing, changed = [], [], [], []
-    renamed: set[tuple[Any, Any]] = set()  # (made id, goal's id) of paired rows
-    for d in diffs:
-        pairs = _pairs(d)
+    paired = [(d, _pairs(d)) for d in diffs]
+    # (made id, goal's id) of paired rows, of every table first: a row of another table that points
+    # at a paired row (``refund_lines.refund_id``) differs only by that reference, the same fact again
+    renamed: set[tuple[Any, Any]] = {(u["id"], m["id"]) for _, pairs in paired for u, m in pairs if "id" in u and "id" in m}
+    for d, pairs in paired:
         for u, m in pairs:
-            if "id" in u and "id" in m:
-                renamed.add((u["id"], m["id"]))
             cols = [c for c in sorted(set(u) | set(m), key=list({**m, **u}).index) if c not in _ID_COLUMNS and u.get(c) != m.get(c)]
             cols = [c for c in cols if not (_STAMP.match(str(u.get(c))) and _STAMP.match(str(m.get(c))))] or cols
-            said = ", ".join(f"{c} {value(u.get(c))} (goal {value(m.get(c))})" for c in cols)
+            own = [c for c in cols if (u.get(c), m.get(c)) not in renamed]
+            if cols and not own:
+                continue  # only its reference to a renamed row differs
+            said = ", ".join(f"{c} {value(u.get(c))} (goal {value(m.get(c))})" for c in own)
             made.append(f"{d.table}: a row made with {said}" if said else f"{d.table}: a row made under another id")
         paired_u = [id(u) for u, _ in pairs]
         paired_m = [id(m) for _, m in pairs]
