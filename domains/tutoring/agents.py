@@ -32,11 +32,12 @@ from .problems import numbers_in, parse_number
 
 ANSWER_CUE = re.compile(
     r"\b(?:got|get|gives?|giving|answer is|it'?s|is it|maybe|think it'?s|like|meant|try:|getting|answer:|comes? (?:out )?(?:to|as)|"
-    r"end(?:ed)? up (?:with|at)|have|had|makes?|that'?s|still)\s*\$?"
+    r"end(?:ed)? up (?:with|at)|have|had|makes?|that'?s|still|put|wrote|going with|i'?ll say|i'?d say)\s*\$?"
     r"(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)",
     re.I,
 )
-HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure)\b", re.I)
+# ("not sure what to do next" is about the next step, not a hedge on the number)
+HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure(?! (?:what|how|where|which|why)\b))\b", re.I)
 PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it)\b", re.I)
 QUIT = re.compile(
     r"\b(want to (stop|quit)|be done|give up|skip (it|this)|don'?t want to do this|i'?ll do it later|i'?m (so |really )?done|rather (stop|skip)|"

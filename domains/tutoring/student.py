@@ -99,6 +99,65 @@ def _keys(text: str) -> set[str]:
     return {k for k in (_key(x) for x in _SENT.split(text.replace(STOP_TOKEN, " ")) if x.strip()) if len(k.split()) >= 5}
 
 
+# words that end the name of a quantity ("$3 each", "12 pages per minute"): "the $3", "the 12 pages"
+_ENDS_NAME = {"in", "at", "on", "for", "each", "and", "to", "a", "an", "the", "per", "with", "from", "by", "is", "are",
+              "was", "were", "it", "out", "then", "after", "of", "than", "or", "but", "so", "its", "his", "her"}
+
+
+_ENDS_VERB = {"cost", "costs", "arrive", "arrives", "long", "holds", "hold", "between", "chose", "walk", "walks", "left",
+              "sold", "go", "goes", "eats", "eat", "has", "have", "buys", "makes", "takes", "lasts", "uses", "reads",
+              "this", "full", "late", "later", "every"}
+
+
+def _part_named(clause: str) -> str:
+    """A part of the problem the way a person names it: its first quantity with the words that say what
+    it counts ("She pays with a $20 bill" -> "the $20 bill", "Sam eats 1/3 of the pizza" -> "1/3 of the
+    pizza"), not the clause read out."""
+    words = clause.split()
+    i = next((j for j, w in enumerate(words) if re.search(r"\d", w)), None)
+    if i is None:
+        return "that part"
+    name = [words[i].rstrip(",.;:?!")]
+    j = i + 1
+    if j + 1 < len(words) and words[j].lower() == "of" and words[j + 1].lower() in ("the", "a"):
+        tail = [w.rstrip(",.;:?!") for w in words[j:j + 3]]
+        return " ".join(name + tail)
+    while j < len(words) and len(name) < 5:
+        w = words[j]
+        bare = w.lower().strip(",.;:?!")
+        # a verb or a second number ends it, except in a time ("1 hour 40 minutes")
+        timed = re.fullmatch(r"\d+", bare) and name[-1].lower() in ("hour", "hours")
+        if not bare or bare in _ENDS_NAME or (bare in _ENDS_VERB or bare.endswith(("ing", "ed"))) or (re.search(r"\d", bare) and not timed):
+            break
+        name.append(w.rstrip(",.;:?!"))
+        if w[-1:] in ",.;:?!" or (len(name) >= 3 and not timed and not re.fullmatch(r"\d+", bare) and name[-2].lower() not in ("hour", "hours") and not re.search(r"\d", name[-2])):
+            break
+        j += 1
+    return "the " + " ".join(name)
+
+
+# a filler that starts a sentence ("Okay,", "Right, so", "Um, so"): one sentence of a message may start so
+_FILLER_HEAD = re.compile(r"^(?:(?:okay|ok|um|erm|well|right|hmm|alright|yeah|like|honestly)(?:,\s*|\s+(?=so\b))(?:so\b,?\s*)?)+",
+                          re.I)
+
+
+def _destacked(text: str) -> str:
+    """``text`` with at most one sentence opening on a filler: "Oh, I see what I did. Right, so it
+    comes to 9." reads as "Oh, I see what I did. It comes to 9." (a person does not start every
+    sentence with "okay")."""
+    sents = _SENT_KEEP.split(text)
+    led = False
+    for i, sent in enumerate(sents):
+        if not _SPOKEN_START.match(sent):
+            continue
+        if led and len(sent.split()) > 2:
+            rest = _FILLER_HEAD.sub("", sent, count=1)
+            if rest != sent and rest:
+                sents[i] = rest[:1].upper() + rest[1:]
+        led = True
+    return " ".join(sents)
+
+
 @lru_cache(maxsize=1)
 def _situations() -> dict[str, Situation]:
     return {s.id: s for s in load_list(Situation, HERE / "situations.yaml", "situations")}
@@ -162,7 +221,7 @@ class ScriptedStudent:
         # person's tic shows now and then, not on every sentence)
         self.openers = turn.rng.sample(L.VOICE_OPENERS, 5)
         self.tails = turn.rng.sample(L.VOICE_TAILS, 2)
-        self.habit = turn.rng.uniform(0.5, 0.85)
+        self.habit = turn.rng.uniform(0.3, 0.6)
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -242,7 +301,11 @@ class ScriptedStudent:
     def _pick(self, turn: UserTurn, lines: list[str]) -> str:
         """One of ``lines``, preferring one the student has not said yet (none of its sentences,
         numbers folded, said before this episode), from this task's own few (``_mine``)."""
-        fresh = [ln for ln in lines if not (_keys(_PLACEHOLDER.sub("0", ln)) & self.sentences_said)] or lines
+        def said(ln: str) -> bool:  # as written, or as it reads once a filler before it is dropped (``_destacked``)
+            ln = _PLACEHOLDER.sub("0", ln)
+            return bool((_keys(ln) | _keys(_FILLER_HEAD.sub("", ln, count=1))) & self.sentences_said)
+
+        fresh = [ln for ln in lines if not said(ln)] or lines
         return turn.rng.choice(self._mine(turn, fresh))
 
     @staticmethod
@@ -257,9 +320,10 @@ class ScriptedStudent:
             groups.setdefault(_key(_PLACEHOLDER.sub("0", ln)), []).append(ln)
         if len(groups) <= n:
             return list(lines)
-        tid = turn.task.id
+        # this episode's student (task and seed): another episode of the same task is another person
+        who = f"{turn.task.id}:{turn.seed}"
         # a keyed hash, not crc32: crc32 is linear, so its orders for two tasks are much alike
-        order = sorted(groups, key=lambda k: hashlib.blake2b(f"{tid}:{k}".encode(), digest_size=8).digest())
+        order = sorted(groups, key=lambda k: hashlib.blake2b(f"{who}:{k}".encode(), digest_size=8).digest())
         return [ln for k in order[:n] for ln in groups[k]]
 
     # -- listening -----------------------------------------------------------------------
@@ -412,29 +476,21 @@ class ScriptedStudent:
                 plain_at.append(i)
         if not plain_at:
             return " ".join(sents)
-        # openers: on some of its plain sentences (never one that already starts as speech does:
-        # "Okay so, um, right, I see" is a stack, not a voice); a tail: now and then, once a message
-        for i in plain_at:
-            # (an opener before a sentence that starts with a marker of its own stays one word:
-            # "Honestly, okay, I got 12" is speech, "Okay so, um, right, I see" a stack)
-            starts = _SPOKEN_START.match(sents[i])
-            stacked = starts and (self._stacked(sents[i]) or len(starts.group(0).split()) > 1)
-            if turn.rng.random() < self.habit and not stacked:
-                head = turn.rng.choice(self.openers)
-                first = sents[i] if re.match(r"I\b", sents[i]) else sents[i][:1].lower() + sents[i][1:]
-                sents[i] = f"{head[:1].upper()}{head[1:]} {first}"
+        # an opener: now and then, on one sentence of a message, and only in a message where no sentence
+        # starts as speech already ("Okay so, um, right, I see" is a stack, not a voice; nor is a mood's
+        # "Okay, I'm lost." followed by "Like, what do I do?")
+        spoken = any(_SPOKEN_START.match(x) for x in sents)
+        if not spoken and turn.rng.random() < self.habit:
+            i = turn.rng.choice(plain_at)
+            head = turn.rng.choice(self.openers)
+            first = sents[i] if re.match(r"I\b", sents[i]) else sents[i][:1].lower() + sents[i][1:]
+            sents[i] = f"{head[:1].upper()}{head[1:]} {first}"
         if turn.rng.random() < 0.2:
             i = turn.rng.choice(plain_at)
             sent = sents[i]
             if sent[-1] in ".!" and not sent.endswith("..."):
                 sents[i] = f"{sent[:-1]}{turn.rng.choice(self.tails)}{sent[-1]}"
         return " ".join(sents)
-
-    @staticmethod
-    def _stacked(sent: str) -> bool:
-        """Whether ``sent`` already opens with two spoken markers ("Okay, um, ...")."""
-        words = re.findall(r"[A-Za-z']+", sent)[:2]
-        return len(words) == 2 and all(_SPOKEN_START.match(w) for w in words)
 
     def _understood(self, turn: UserTurn, said_now: str) -> bool:
         """Whether this message says it understands (it sees the idea, or the tutor just told it it
@@ -474,18 +530,19 @@ class ScriptedStudent:
     def _opening(self, turn: UserTurn, sit: str, dims: dict) -> tuple[str, str]:
         temper = dims.get("temperament") if dims.get("temperament") in L.OPEN_HELP else "calm"
         s = self.mind["statement"]
+        ref = self._problem_ref(turn)
         x = self.current()
         parts: list[str] = []
         # what its first step gave: the step's result, or the wrong value it carries on from (``first_value``)
         first = self.fmt(parse_number(self.cfg.get("first_value") or self.mind["steps"][0]["result"]))
         if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(p=ref))
             parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
             self.step_pending = True
             return " ".join(parts), "checks_step"
         if self.cfg.get("step_one") == "state" or (self.coincides and not self.cfg.get("working_when_asked")):  # brings its working along
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper])).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper])).format(p=ref))
             if self.coincides:
                 self.shown_wrong = True  # its working shows the misconception, though its answer is right
                 self._state(turn, x, parts, L.WITH_WORKING)
@@ -496,7 +553,7 @@ class ScriptedStudent:
             return " ".join(parts), played
         if self.cfg.get("self_corrects") and self.active and len(self.stages) > 1:
             # gives its first wrong answer, catches that mistake itself, and goes on to the next one's answer
-            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(s=s))
+            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(p=ref))
             self._state(turn, x, parts, L.STATE["makes_mistake"])
             self.realised_now = turn.rng.choice(realisations(self.code, s))
             self.active = False
@@ -506,12 +563,12 @@ class ScriptedStudent:
             return " ".join(parts), "makes_mistake"
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper])).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper])).format(p=ref))
             if played == "frustrated":
                 parts.append(self._mood(turn, "frustrated"))
             self._state(turn, x, parts, L.STATE[played])
             return " ".join(parts), played
-        parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(s=s))
+        parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(p=ref))
         if self.cfg.get("opens_with_attempt") and sit not in ("ambiguous_answer",):
             self._state(turn, x, parts, L.STATE["opening_stuck"])
         if sit == "ambiguous_answer":
@@ -533,6 +590,18 @@ class ScriptedStudent:
         elif not self.stated:
             parts.append(self._pick(turn, L.OPEN_UNFINISHED))
         return " ".join(parts), sit
+
+    def _problem_ref(self, turn: UserTurn) -> str:
+        """How it names its problem in the opening: by what the problem is about ("the one about the
+        pizza slices") or where it is ("the problem on my sheet"), never by reading the statement out
+        (the tutor has it open; a person points to it)."""
+        about = [a for a in self.mind.get("about") or [] if a]
+        if about:
+            lines = [ln.replace("{a}", a) for ln in L.PROBLEM_REF for a in about]
+        else:
+            lines = list(L.PROBLEM_REF_PLAIN)
+        ref = turn.rng.choice(self._mine(turn, lines, 6))
+        return ref[:1].lower() + ref[1:]
 
     def _mood(self, turn: UserTurn, sit: str) -> str:
         """A line of the situation's own mood (its scripted prefix), to enact it in an opening."""
@@ -609,7 +678,7 @@ class ScriptedStudent:
         clauses = [c.strip() for c in re.split(r"[.,;?!]\s+|\band then\b", self.mind["statement"]) if re.search(r"\d", c)]
         self.explain_i += 1
         if clauses and self.explain_i % 2 == 1:
-            q = clauses[(self.explain_i // 2) % len(clauses)].rstrip(".")
+            q = _part_named(clauses[(self.explain_i // 2) % len(clauses)])
             return self._pick(turn, L.EXPLAIN_PART).format(q=q)
         return self._pick(turn, L.EXPLAIN_THAT)
 
@@ -670,6 +739,7 @@ class ScriptedStudent:
                     text = " ".join(x for x in (head + " " + low, s, aside) if x)
                 else:
                     text = " ".join(x for x in (*pre, filler, p, body, s, aside) if x)
+                text = _destacked(text)
                 if text not in self.said and not (_keys(text) & old):
                     break
             if text not in self.said and not (_keys(text) & old):

@@ -8,7 +8,7 @@ told, a confusion says it is lost; the words around them vary.
 
 Lines carry no fact the scenario does not give (no siblings, no teachers, no
 classes): a chatty student says more about the problem and its own working.
-``{x}`` is an answer, ``{q}`` a quoted part of the problem statement, ``{w}`` its working.
+``{x}`` is an answer, ``{p}`` its name for the problem, ``{q}`` its name for a part of it, ``{w}`` its working.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def expand(*templates: str) -> list[str]:
             line = re.sub(r"\s+([,.?!])", r"\1", line)
             line = re.sub(r"^,\s*", "", line)
             line = line[:1].upper() + line[1:] if line else line
+            line = re.sub(r"([.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), line)  # "Hi! Can you"
             if line and line not in out:
                 out.append(line)
     return out
@@ -38,22 +39,37 @@ def expand(*templates: str) -> list[str]:
 _OK = "[Okay,|So|Um, so|Well,|Right, so|Hmm, so|Alright,|]"
 
 # Openings. A student who brings an answer asks to have it checked; one who brings none asks for help.
+# It points to the problem (the tutor has it open: ``get_problem``), the way a person names it ("the one
+# about the pizza slices"), and never reads the statement out: ``{p}`` is that pointer (``PROBLEM_REF``).
+_HI = "[Hi|Hello|Hey|Hi there|Hiya][,|!]"
 OPEN_HELP = {
-    "calm": expand('[Hi|Hello|Hey|Hi there][,|!] [I need|I could use|can I get] [some |]help with this [problem|one|question]: "{s}"',
-                   '[Hi|Hello|Hey][,|!] [could|can] you help me [with this one|with this problem|with my homework problem|out]? "{s}"'),
-    "impatient": expand('[Quick question|Okay, quick one|Hey, quick], I need this one [done|sorted|finished][| fast| soon]: "{s}"',
-                        '[Can|Could] we do this [fast|quickly]? [The problem is|It\'s this one|Here it is]: "{s}"'),
-    "hostile": expand('[Ugh|Ugh, okay|Great], I have to do this [problem|thing|one][| now| again]: "{s}"',
-                      'I\'m stuck on this [stupid|dumb|annoying] [problem|question|one]: "{s}"'),
+    "calm": expand(f"{_HI} I [need|could use|'d like|want] [some |a bit of |a little |]help with {{p}}[.|!]",
+                   f"{_HI} [can|could] you [help me with|help me out with|go through|give me a hand with] {{p}}[?| please?]",
+                   f"{_HI} I'm [doing|working on|trying to do|on] {{p}} and I [need|could use|'d like] [some |a bit of |]help[.|!| with it.]",
+                   f"{_HI} [can|could] we [do|look at|go over|work through] {{p}} [together|][?| please?]"),
+    "impatient": expand("[Quick question|Okay, quick one|Hey, quick one|Right, quick one], I need {p} [done|sorted|finished|out of the way][| fast| soon| quickly].",
+                        "[Can|Could] we [do|get through|sort out] {p} [fast|quickly|real quick]?",
+                        "[I need to get|I have to get|I want to get] {p} [done|finished|sorted] [fast|quickly|soon|in a hurry][.|!| so can you help?]"),
+    "hostile": expand("[Ugh|Ugh, okay|Great|Ugh, fine], I have to do {p}[| now| again| for tomorrow][.|!]",
+                      "I'm stuck on {p} and [it's so annoying|I hate it|it's stupid|it's driving me mad][.|!]",
+                      "[So|Okay, so|Well], {p} [is stupid|is so annoying|makes no sense|is the worst][.|!]"),
 }
 OPEN_CHECK = {
-    "calm": expand('[Hi|Hello|Hey][,|!] [can|could] you check my answer [to|for] this [problem|one|question]? "{s}"',
-                   '[Hi|Hello|Hey][,|!] I [tried|did|had a go at] this [problem|one]: "{s}"'),
-    "impatient": expand('[Quick|Okay, quick|Hey], check this [one|answer] for me: "{s}"',
-                        '[Can|Could] you check this [fast|quickly|real quick]? "{s}"'),
-    "hostile": expand('[Ugh|Okay, ugh|Fine], tell me if this is right: "{s}"',
-                      'I did this [stupid|dumb|annoying] [problem|question]: "{s}"'),
+    "calm": expand(f"{_HI} [can|could] you [check|look at|go over] my answer [to|for] {{p}}[?| please?]",
+                   f"{_HI} I [tried|did|had a go at|finished|worked through] {{p}}[.|!| and want to check it.| and want you to check it.]",
+                   f"{_HI} [can|could] you [tell me if|see if|check if] I got {{p}} right[?| please?]",
+                   f"{_HI} I've [done|finished|tried|had a go at] {{p}}[.|!| and want to check it.]"),
+    "impatient": expand("[Quick|Okay, quick|Hey|Right, quick], [check|look at] my answer [to|for] {p}[.|!| for me.| please.]",
+                        "[Can|Could] you [check|look at] {p} [fast|quickly|real quick|for me quickly]?",
+                        "I [did|finished|got through] {p}, [just tell me if it's right|can you check it fast|is it right]?"),
+    "hostile": expand("[Ugh|Okay, ugh|Fine|Whatever], tell me if I got {p} right[.|!]",
+                      "I did {p}[ and it was so annoying| and I hated it| already|][.|!]",
+                      "[Ugh|Fine|Okay], I [did|finished] {p}[.|!] [Check it.|Is it right?|Just check it.]"),
 }
+# How it names the problem: by what it is about when it has a name for it (``about`` in problems.yaml),
+# else by where it is.
+PROBLEM_REF = expand("[the|this] [problem|one|question|word problem] [about|with] {a}[| on my sheet| in my homework| I got set| on my worksheet| from class]")
+PROBLEM_REF_PLAIN = expand("[this|the] [problem|question|word problem] [on my screen|I've got open|in my homework|on my sheet|on my worksheet|I got set]")
 
 STATE = {  # stating an answer the student believes (plain: no hedge words)
     "makes_mistake": expand(
@@ -123,8 +139,11 @@ CONFUSED_WITH = expand("I tried again and got {x}[.|!]", "I did it again and got
 TANGENT = expand("Sorry, what was I doing?", "Anyway, where were we?", "Okay, sorry. What was the question again?",
                  "Wait, what were we on?", "[Sorry|Oops], I [got distracted|drifted off]. [Where were we?|What was I doing?]")
 TANGENT_WITH = expand("Oh right, I got {x}[.|!]", "Oh, and I got {x} by the way[.|!]")
-EXPLAIN_PART = expand("What does the part \"{q}\" have to do with it?", "Why does \"{q}\" matter?", "How do I use \"{q}\"?",
-                      "[And|So] what do I do with \"{q}\"?")
+# {q}: a part of the problem as it names it ("the $20 bill"), never the statement's clause quoted
+EXPLAIN_PART = expand("What does the [bit|part] [about|with] {q} have to do with [it|the answer|anything]?",
+                      "Why does {q} matter[| here| for this| at all]?", "How do I use {q}[| here| in this]?",
+                      "[And|So|But] what do I do with {q}[| then| here]?", "[Where|How] does {q} come [in|into it]?",
+                      "Do I [need|have to use] {q} [for this|at all|here|for the answer]?")
 EXPLAIN_THAT = expand("Why does that work?", "Why do we do it that way?", "Can you explain why that's the step?",
                       "What's the reason for doing that?", "[But |]why [would|do] you do that [part|bit] [first|like that]?")
 EXPLAIN_WITH = expand("Also I think the answer is {x}[.|!]", "Oh, and I got {x}[.|!]")
