@@ -32,7 +32,11 @@ from .problems import numbers_in, parse_number
 
 ANSWER_CUE = re.compile(
     r"\b(?:got|get|gives?|giving|answer is|it'?s|is it|maybe|think it'?s|like|meant|try:|getting|answer:|comes? (?:out )?(?:to|as)|"
-    r"end(?:ed)? up (?:with|at)|have|had|makes?|that'?s|still|put|wrote|going with|i'?ll say|i'?d say)\s*\$?"
+    r"end(?:ed)? up (?:with|at|as)|have|had|makes?|that'?s|still|put(?: down)?|wrote(?: down)?|written|going with|i'?ll say|i'?d say|answer'?s|"
+    r"adds? up to|added up to|came (?:out )?(?:to|as)|works? out (?:to|as|at)|worked out (?:to|as|at)|should be|ends? up as|"
+    r"got (?:to|as far as)|putting|writing down|saying|go:|go with|mean|makes? it|final:|(?:answer|thing),|sticking with|"
+    r"(?:answer|number|got|with|have|had|now|it) (?:is|was|'?s)|, so|it'?s still|gave me|gives me|which is|get is|thing is|"
+    r"meant was|right (?:with|about)|is the answer|of it[,:]|in the end)\s*\$?"
     r"(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)",
     re.I,
 )
@@ -121,7 +125,7 @@ def extract_answer(text: str, statement_numbers: set) -> tuple[str | None, bool]
         for c in _calculations_in(body):
             bare = bare.replace(c, " ")
         own = [m.group(0) for m in NUMBER.finditer(bare) if _num(m.group(0)) is not None and _num(m.group(0)) not in statement_numbers]
-        found = own[-1] if own else None
+        found = own[-1].rstrip(",") if own else None
     if found is None:
         return None, False
     return found, bool(HEDGE.search(body)) and "final answer" not in body.lower()

@@ -91,6 +91,7 @@ _SENT_KEEP = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+")  # splits betwee
 def _key(sentence: str) -> str:
     """A sentence folded as the repetition figure folds it (case, digits, edge punctuation)."""
     s = re.sub(r"\d+", "0", " ".join(sentence.lower().split()))
+    s = re.sub(r"0(?:[./,:]0)+", "0", s)  # "19/12" and a blank alike: stricter than the figure, never looser
     return re.sub(r"^[\s\"'(\[-]+|[\s.!?,;:\"')\]-]+$", "", s)
 
 
@@ -156,6 +157,19 @@ def _destacked(text: str) -> str:
                 sents[i] = rest[:1].upper() + rest[1:]
         led = True
     return " ".join(sents)
+
+
+@lru_cache(maxsize=65536)
+def _line_keys(line: str) -> frozenset[str]:
+    """The long sentences of a line (its blanks as a number), as written and as it reads once a filler
+    before it is dropped (``_destacked``): either said before makes the line a repeat."""
+    ln = _PLACEHOLDER.sub("0", line)
+    return frozenset(_keys(ln) | _keys(_FILLER_HEAD.sub("", ln, count=1)))
+
+
+@lru_cache(maxsize=65536)
+def _group_key(line: str) -> str:
+    return _key(_PLACEHOLDER.sub("0", line))
 
 
 @lru_cache(maxsize=1)
@@ -301,11 +315,7 @@ class ScriptedStudent:
     def _pick(self, turn: UserTurn, lines: list[str]) -> str:
         """One of ``lines``, preferring one the student has not said yet (none of its sentences,
         numbers folded, said before this episode), from this task's own few (``_mine``)."""
-        def said(ln: str) -> bool:  # as written, or as it reads once a filler before it is dropped (``_destacked``)
-            ln = _PLACEHOLDER.sub("0", ln)
-            return bool((_keys(ln) | _keys(_FILLER_HEAD.sub("", ln, count=1))) & self.sentences_said)
-
-        fresh = [ln for ln in lines if not said(ln)] or lines
+        fresh = [ln for ln in lines if not (_line_keys(ln) & self.sentences_said)] or lines
         return turn.rng.choice(self._mine(turn, fresh))
 
     @staticmethod
@@ -317,7 +327,7 @@ class ScriptedStudent:
         otherwise be drawn far more often than its few distinct sentences)."""
         groups: dict[str, list[str]] = {}
         for ln in lines:
-            groups.setdefault(_key(_PLACEHOLDER.sub("0", ln)), []).append(ln)
+            groups.setdefault(_group_key(ln), []).append(ln)
         if len(groups) <= n:
             return list(lines)
         # this episode's student (task and seed): another episode of the same task is another person
