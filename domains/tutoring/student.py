@@ -212,6 +212,7 @@ class ScriptedStudent:
     openers: list[str] = field(default_factory=list)
     tails: list[str] = field(default_factory=list)
     habit: float = 0.0
+    joins: str = ", then "
     claimed: bool = False  # has said "I think I've got it" (or the like) this episode
 
     # -- the student's maths ------------------------------------------------------
@@ -236,6 +237,7 @@ class ScriptedStudent:
         self.openers = turn.rng.sample(L.VOICE_OPENERS, 5)
         self.tails = turn.rng.sample(L.VOICE_TAILS, 2)
         self.habit = turn.rng.uniform(0.3, 0.6)
+        self.joins = turn.rng.choice(L.STEP_JOINS)  # how it strings its steps together ("12 + 6 = 18, then ...")
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -277,7 +279,7 @@ class ScriptedStudent:
 
         if self.active and self.mind.get("wrong_expr"):
             return spoken(self.mind["wrong_expr"])
-        return ", then ".join(f"{spoken(st['expr'])} = {self.fmt(parse_number(st['result']))}" for st in self.mind["steps"])
+        return self.joins.join(f"{spoken(st['expr'])} = {self.fmt(parse_number(st['result']))}" for st in self.mind["steps"])
 
     def _next_stage(self) -> None:
         """It let go of one misconception: the next one it holds (if any) now drives its answer."""

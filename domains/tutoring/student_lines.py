@@ -21,7 +21,7 @@ _CHOICE = re.compile(r"\[([^\[\]]*)\]")
 
 def expand(*templates: str) -> list[str]:
     """Every realisation of the templates: "[Okay|So], I got {x}[.|!]" -> 4 lines (spaces tidied)."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # in order, each once
     for t in templates:
         parts = _CHOICE.split(t)  # literal, choice, literal, choice, ...
         options = [p.split("|") if i % 2 else [p] for i, p in enumerate(parts)]
@@ -31,9 +31,9 @@ def expand(*templates: str) -> list[str]:
             line = re.sub(r"^,\s*", "", line)
             line = line[:1].upper() + line[1:] if line else line
             line = re.sub(r"([.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), line)  # "Hi! Can you"
-            if line and line not in out:
-                out.append(line)
-    return out
+            if line:
+                out.setdefault(line)
+    return list(out)
 
 
 _OK = "[Okay,|So|Um, so|Well,|Right, so|Hmm, so|Alright,|]"
@@ -151,8 +151,9 @@ CONFUSED = expand("I don't get what I'm [supposed|meant] to do [next|now|after t
                   "I'm not sure what that means for the [problem|question|answer][.|!]", "I don't see what to do with that[.|!| now.| next.]",
                   "What do I do [now|next|after that|with that]?", "[Sorry, |Um, |]I'm lost on what to do [now|next|after that][.|!]",
                   "I don't [really |]get [how that helps|what you mean|which part you mean|what that's for|where that fits][.|!]",
-                  "[I don't know|I can't tell|I'm not sure] [how that helps|what to do with that|where that goes|what that changes][.|!| here.]",
-                  "[So|But] [what|which] [do I do|part do I change|step comes] [now|next|after that]?")
+                  "[I don't know|I can't tell|I'm not sure] [how that helps|what to do with that|where that goes|what that changes][.|!| here.| for me.]",
+                  "[So|But] [what|which] [do I do|part do I change|step comes] [now|next|after that]?",
+                  "[I'm not sure|I don't get|I can't see] [which number|which part|which step] [you mean|to look at|to change][.|!| here.]")
 CONFUSED_WITH = expand("I [tried again|did it again|had another go|went at it again] and [got|ended up with|came to] {x}[.|!]", "[Then|So then|After that] I got {x}[.|!]",
                        "[What I have now is|Right now I've got|At the moment I have] {x}[.|!]")
 TANGENT = expand("Sorry, what was I doing?", "Anyway, where were we?", "Okay, sorry. What was the question again?",
@@ -171,12 +172,16 @@ DONT_KNOW = expand("I don't know.", "I don't know that.", "No idea, sorry.", "[U
 SLIP_FIXED = expand("Oh, I added wrong at the end[.|!]", "Oh wait, I messed up the last bit of arithmetic[.|!]",
                     "Hang on, I made a silly mistake in the last sum[.|!]", "[Oops|Oh no], I [slipped|messed up] on the last [sum|bit][.|!]")
 SUBMITTED = expand("[Okay|Done|Alright], I [submitted|sent in|entered] {x}[.|!]", "I put {x} in the [system|box][.|!]", "[I've|I have] [submitted|sent in|entered] {x}[.|!| now.]")
-CHATTY = expand("I read the problem [a few times|twice|three times|over and over] before I [asked|wrote to you|started][.|!]",
-                "I [really |]want to get this one right[.|!| this time.]", "I'll tell you what I did if you want[.|!]", "I can show you my working if [it helps|you want][.|!]",
-                "[Word problems|Story problems|These long ones] always take me [a while|ages|forever][.|!]",
-                "I [like|don't mind|quite like] the ones with [numbers|money|stories|shopping] in them[.|!]",
-                "I wrote it all out on [paper|my page|scrap paper|the back of a sheet] first[.|!]",
-                "I [drew a picture|made a little table|underlined the numbers] [to help|first|before I started][.|!]")
+_BTW = "[By the way, |Oh, |Also, |Just so you know, |]"
+CHATTY = expand(f"{_BTW}I read the problem [a few times|twice|three times|over and over|really slowly|out loud] before I [asked|wrote to you|started|did anything][.|!]",
+                f"{_BTW}I [really |]want to get this one right[.|!| this time.| for once.]", f"{_BTW}I'll tell you what I did if you want[.|!]",
+                f"{_BTW}I can show you my working if [it helps|you want|you need it][.|!]",
+                f"{_BTW}[word problems|story problems|these long ones|problems like this|the ones with lots of words] always take me [a while|ages|forever|a long time][.|!| to do.| to read.]",
+                f"{_BTW}I [like|don't mind|quite like|actually like|kind of like] the ones with [numbers|money|stories|shopping|people|food] in them[.|!]",
+                f"{_BTW}I wrote it all out on [paper|my page|scrap paper|the back of a sheet|my whiteboard|a sticky note] first[.|!]",
+                f"{_BTW}I [drew a picture|made a little table|underlined the numbers|circled the numbers|wrote the numbers in a list|drew some boxes] [to help|first|before I started|to keep track][.|!]",
+                f"{_BTW}I [always|usually|try to] [check my sums|read the question twice|write the numbers down first|do these on paper][| first| before I answer][.|!]",
+                f"{_BTW}this one [looked|seemed] [easy|hard|tricky|long|short] at first[.|!]")
 # Its thanks when the tutor confirms its right answer (many, so no two episodes' endings need match).
 THANKS = expand("[Yes|Yay|Oh good|Great|Nice|Cool|Phew|Awesome][!|.|, finally.] [Thank you|Thanks|Thanks a lot|Thank you so much]"
                 "[!|.] [|That makes sense now.|That helped.|That really helped.|I get it now.|I understand it now.|That was useful.|Now I see it.]")
@@ -184,46 +189,56 @@ FILLERS = ["Okay.", "Hmm.", "Um, so.", "Right.", "Sorry.", "Well.", "So."]
 # The moods of the situations, in many words (the situation file's lines are the short versions).
 K = "[Okay|Alright|Right|So|Hmm|Um|Well|Oh|Yeah|Ok so]"  # a spoken opener, many ways
 MOOD = {
-    "gets_confused": (expand(f"{K}, I'm [confused|lost|kind of lost|not following|mixed up][| now| again| here| about this]."),
-                      expand("", "What am I [supposed|meant] to [do|do now|do here|do next]?",
-                             "[This|That|It] [doesn't|still doesn't|just doesn't] make sense to me[| yet| at all| right now].",
-                             "I don't [get|understand] [it|this|that part|that bit][| at all| yet| really].")),
-    "goes_off_tangent": (expand("Oh, did you know my [cat|dog|hamster|neighbour's dog] can [open doors|do a trick|jump really high]?",
-                                "Random question: what's your favourite [video game|food|animal|movie|song]?",
-                                "Guess what, we're having [pizza|pasta|tacos|soup|burgers] for [lunch|dinner] [today|tonight]."),
+    "gets_confused": (expand(f"{K}, I'm [confused|lost|kind of lost|not following|mixed up|a bit lost|totally lost|really confused][| now| again| here| about this| with this bit]."),
+                      expand("", "What am I [supposed|meant] to [do|do now|do here|do next|do with this|be doing|work out]?",
+                             "[This|That|It|That step|This bit|The question] [doesn't|still doesn't|just doesn't|really doesn't] make [sense|any sense|much sense] to me[| yet| at all| right now].",
+                             "I don't [get|understand|follow] [it|this|that part|that bit|what to do|where this goes][| at all| yet| really].",
+                             "[I have no idea|I can't work out|I don't know|I can't tell] [what to do|where to start|what comes next|which bit to do][| now| here| with this].",
+                             "[Where|How] am I [supposed|meant] to [start|go from here|begin|get the answer][| now| with this]?")),
+    "goes_off_tangent": (expand("[Oh, |Ooh, |Hey, |]did you know [my|our] [cat|dog|hamster|neighbour's dog|rabbit|goldfish|parrot] can [open doors|do a trick|jump really high|sit on command|roll over|catch a ball]?",
+                                "[Oh, |Hey, |]random question: what's your favourite [video game|food|animal|movie|song|colour|sport|book|ice cream]?",
+                                "[Oh, |Ooh, |Hey, |]guess what, we're having [pizza|pasta|tacos|soup|burgers|curry|fish and chips|pancakes] for [lunch|dinner|tea] [today|tonight|later]."),
                          expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
     "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have finally|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last]."),
                       expand("", "[Is that right|Did I get it right|Is that it|Am I right|Is that the answer]?",
-                             "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think] that's [it|right|the answer][| this time| now]."),
-                      ),
+                             "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think|I'm quite sure|I'm sure] that's [it|right|the answer|correct|the one][| this time| now| for this one].",
+                             "[I checked it|I went over it|I looked at it again|I double-checked it][| twice| once| on paper] [and it looks right|and it seems fine|and I think it's right].")),
     "solves_problem": (expand(f"{K}, I [think I|reckon I|finally|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last]."),
                        expand("", "[Did I get it?|Is that it?|Is that right?|Am I right?|Right?|Yes?|Correct?]")),
-    "pushes_for_answer": (expand(f"{K}, can you just tell me the answer[| please| already| now]?", "Just give me the answer[, please|, okay|][| already| now].",
-                                 "Why can't you just tell me[| the answer| what it is]?"),
-                          expand("It would be [way|so much|a lot] faster[| that way| like that].", "My friend's tutor just tells [him|her|them][| the answer].",
-                                 "Please?", "I just want to [be done|finish|get it done][| already| now| with this].")),
+    "pushes_for_answer": (expand("[Can|Could|Will|Would] you just [tell me|give me|say] [the answer|what it is|what the answer is|the number][| please| already| now| for once]?",
+                                 "Just [give me|tell me] the answer[, please|, okay|][| already| now].",
+                                 "Why can't you just [tell me|say|give me] [the answer|what it is|the number][| already| for once]?",
+                                 "[I'd rather|I just want to|I'd like to] [know|hear|be told] the answer[| now| already| please]."),
+                          expand("It would be [way|so much|a lot|loads] [faster|quicker|easier][| that way| like that| for me].",
+                                 "My [friend's|cousin's|mate's] tutor just tells [him|her|them][| the answer| straight away].",
+                                 "Please?", "I just want to [be done|finish|get it done|move on|get to the next one][| already| now| with this].",
+                                 "I have other [homework|things|stuff] to do[| after this| too| today].")),
     "ambiguous_answer": (["Um.", "So, like.", "I dunno."], ["", "or something?", "I guess."]),
     "frustrated": (expand(f"{K}, this is [so|really|super] [annoying|frustrating|confusing][| now| today].", "I'm just [bad|rubbish|terrible] at [maths|math|this|word problems].",
                           "I [hate|can't stand] [word problems|these problems|these ones|this kind of problem].", "[Ugh, |]this is [too hard|so hard|way too hard][ for me|]."),
-                   expand("", "This is [too|way too|so] hard[| for me].", "I always get these [wrong|mixed up][| somehow].", "I [hate|really hate] this[| one| stuff].")),
-    "asks_explanation": (expand(f"{K}, can [you explain|I ask about] something[| quickly| first]?", "[Wait, |]why does that work?", "I have a question[| about that| first].",
-                                "[Um, |]can I ask something?"),
-                         expand("", "I want to understand it[| properly| first| better].", "That [part|bit|step] confuses me[| a lot| a bit].",
-                                "I don't get [that bit|that part|why][| yet].")),
-    "tries_to_quit": (expand("I want to stop[| now| here].", "Can we be done?", "I give up[| on this one|].", "I'm [so |really |]done with this[| one| now]."),
+                   expand("", "This is [too|way too|so] hard[| for me].", "I always get these [wrong|mixed up][| somehow].", "I [hate|really hate] this[| one| stuff].",
+                          "[Nothing|None of it] [works|makes sense|adds up][| for me| today].")),
+    "asks_explanation": (expand(f"{K}, can [you explain|I ask about|we go over|you tell me about] [something|one thing|a bit|that part][| quickly| first| before I go on]?",
+                                "[Wait, |]why does that [work|go like that|happen|make sense]?", "I have a question[| about that| first| about that bit| before I carry on].",
+                                "[Um, |]can I ask [something|a question|you something][| first| quickly]?"),
+                         expand("", "I want to understand it[| properly| first| better| not just get it right].",
+                                "That [part|bit|step|last bit|hint] [confuses me|is confusing|doesn't make sense to me|lost me][| a lot| a bit| a little].",
+                                "I don't get [that bit|that part|why|how that works|where that comes from][| yet| really].")),
+    "tries_to_quit": (expand("I [want to|need to|would like to] stop[| now| here| for today].", "Can we be done?", "I give up[| on this one| on this| for now].",
+                             "I'm [so |really |totally |]done with this[| one| now| for today].", "[Can|Could] we [be done|stop|finish] [now|here|for today]?"),
                       expand("", "I'll do it later[| maybe| I guess].", "I'm [tired|so tired|really tired][| now| today].", "I've had enough[| of this| for today].")),
 }
-SEES_IDEA = expand("I think I see the idea, but I'm not sure what to do with it[| yet| now].",
-                   f"{K}, that part makes sense now, but what's [next|the next bit|after that]?",
-                   f"{K}, I [get|see|understand] that [bit|part|idea][| now], but what do I do with it[| next| now]?")
+SEES_IDEA = expand("I think I see the idea, but I'm not sure [what to do with it|how to use it|what comes next|where it goes][| yet| now| here].",
+                   f"{K}, [that part|that bit|the idea|that] [makes sense|is clear|is okay] now, but [what's next|what's the next bit|what comes after that|what do I do next|where do I go from here]?",
+                   f"{K}, I [get|see|understand|follow] [that bit|that part|the idea|that step|what you mean][| now], but [what do I do with it|how do I use it|what comes next|where does it go][| next| now]?")
 # Openings that bring no answer (a situation played with nothing stated yet).
 OPEN_PUSH = expand("Can you just tell me what the answer is?", "[Honestly, |Please, |]just tell me the answer[.|?| to it.]",
-                   "Can you just give me the answer[| to this one| to it| please]?", "[I just want|All I need is|I only need] the answer[| to it| please][.|!]",
-                   "[Could|Can|Will] you [just |]tell me [what it comes to|the answer|what the answer is][| please]?")
-OPEN_NEXT = expand("[I don't know|I'm not sure|I can't see|No idea] what to do [next|after that|from there|with it now][.|!]",
-                   "I'm stuck on [what comes next|the next bit|the next part|where to go from there][.|!]",
+                   "Can you just give me the answer[| to this one| to it| please]?", "[I just want|All I need is|I only need|I'd just like] the answer[| to it| please| to this one][.|!]",
+                   "[Could|Can|Will|Would] you [just |]tell me [what it comes to|the answer|what the answer is|the final number][| please| for this one]?")
+OPEN_NEXT = expand("[I don't know|I'm not sure|I can't see|No idea|I can't work out] what to do [next|after that|from there|with it now][.|!]",
+                   "I'm stuck on [what comes next|the next bit|the next part|where to go from there|the next step][.|!| now.]",
                    "I don't know how to [go on|carry on|keep going] from [there|that|that point|here][.|!]",
-                   "[That's as far as I got|I got that far|That's where I stopped][, then I got stuck| and then I was stuck|, and then nothing][.|!]")
+                   "[That's as far as I got|I got that far|That's where I stopped|I couldn't get further][, then I got stuck| and then I was stuck|, and then nothing| and then I didn't know what to do][.|!]")
 OPEN_LOST = expand("I don't [really |]get what it's [asking|asking for|asking me][.|!]", "I don't [understand|get|know] what I'm supposed to [find|work out|get][.|!]",
                    "I'm not sure what it wants me to [do|find|work out][.|!]", "[I've read it|I read it] [twice|a few times|over and over] and I still don't [get it|know what to do][.|!]")
 OPEN_EXPLAIN = expand("Can you explain how you even start a problem like this?", "How do you even start [one like this|these|this kind of problem|a problem like this]?",
@@ -266,18 +281,21 @@ ASKS_WORKING = re.compile(
     r"what (calculation|sum)s? did you|your working|how you got)\b",
     re.I,
 )
+STEP_JOINS = [", then ", ", and then ", "; then ", ", after that ", " and then ", ", next "]
 SHOW_WORKING = expand("[I did|What I did was|My working was|I wrote|I worked out|My sums were|I went] {w}[.|!]", "[I just|First I|All I did was|I] worked out {w}[.|!| on paper.]",
                       "[Here's what I did|This is what I did|My working's like this|What I wrote was]: {w}[.|!]", "[On my sheet I have|I've got written down|I wrote down] {w}[.|!]")
 WITH_WORKING = expand("[I did|I worked out|I wrote|I went] {{w}} and [got|ended up with|it came to] {x}[.|!]", "I worked out {{w}}, so [it's|the answer is|I got] {x}[.|!]",
                       "My working [is|was] {{w}}, which [gives|gave me|makes] {x}[.|!]", "[I wrote|I put down|I have] {{w}}, [and that's|which is|so that's] {x}[.|!]",
                       "[Here's my working|My working's like this|This is what I did]: {{w}}, so {x}[.|!]")
-AFTER_STEP = expand("For the first [part|bit|step] I got {{r}}, and then I got {x}[.|!| at the end.]", "First I got {{r}}, and [my answer is|then I got|the end answer is] {x}[.|!]",
-                    "I had {{r}} after the first [bit|part|step], and then I got {x} [at the end|in the end|for the answer][.|!]",
-                    "[The first part came to|The first bit gave me|The first step came to] {{r}}, [and then I got|and the answer I got is|and in the end I got] {x}[.|!]")
-ASK_STEP = expand("I worked out the first [part|bit|step] and got {r}. [Is that right so far?|Is that okay so far?|Is that right before I go on?|Is that okay?]",
-                  "So far I have {r} for the first [bit|part|step]. [Is that okay before I go on?|Can you check that so far?|Does that look right?]",
-                  "I got {r} for the first [part|bit]. [Can you check that before I do the rest?|Is that right before I carry on?|Should I keep going from there?]",
-                  "[For the first step|For the first bit|To start with] I got {r}. [Am I on the right track?|Is that the right start?|Does that look okay?]")
+AFTER_STEP = expand("For the first [part|bit|step] I [got|had|worked out] {{r}}, and then I [got|ended up with|had] {x}[.|!| at the end.| for the answer.]",
+                    "First I got {{r}}, and [my answer is|then I got|the end answer is|after that I got] {x}[.|!]",
+                    "I had {{r}} after the first [bit|part|step], and then I [got|ended up with] {x} [at the end|in the end|for the answer][.|!]",
+                    "[The first part came to|The first bit gave me|The first step came to|The first part gave me] {{r}}, [and then I got|and the answer I got is|and in the end I got|then I got] {x}[.|!]")
+_STEP_Q = "[Is that right so far?|Is that okay so far?|Is that right before I go on?|Is that okay?|Can you check that so far?|Does that look right?|Am I on the right track?|Should I keep going from there?|Is that the right start?|Can you check that before I do the rest?|Is that right before I carry on?]"
+ASK_STEP = expand(f"[I worked out|I did|I've done|I started with] the first [part|bit|step] and [got|I got|it came to|I have] {{r}}. {_STEP_Q}",
+                  f"So far I [have|got|'ve got] {{r}} for the first [bit|part|step][| on my sheet]. {_STEP_Q}",
+                  f"[For the first step|For the first bit|For the first part] I [got|have|wrote] {{r}}[| on my sheet| down]. {_STEP_Q}",
+                  f"The first [part|bit|step] [came to|gave me|comes to|is] {{r}}[| for me| on my sheet]. {_STEP_Q}")
 GO_ON = expand("[Okay|Alright|Cool], so then I did the next [part|bit|step] and got {x}[.|!]", "Then for the [rest|next part|other bit] I got {x}[.|!]",
                "Going on from there, I [got|have|ended up with] {x}[.|!]", "[Okay, |]after that [part|bit|step] I got {x}[.|!]", "[So then|Then] I carried on and [got|ended up with] {x}[.|!]",
                "[From there|After that] the rest [gave me|came to] {x}[.|!]", "[Doing the rest|Finishing it off|With the rest done], I [got|get|have] {x}[.|!]")
@@ -295,12 +313,15 @@ DRIFT = expand("Oh wait, before that, [I just remembered|guess what,|I forgot to
                "Ooh, [I can smell|someone's making] [pancakes|toast|popcorn|cookies|dinner] [downstairs|in the kitchen|next door].",
                "By the way, I got a new [bike|backpack|pair of trainers|pencil case|book] [yesterday|this week|at the weekend]!",
                "[Sorry,|Hang on,|Oops,] my [cat|dog|hamster|rabbit] [just jumped on the table|is chewing my pencil|wants to play|knocked my drink over].")
-RESUME = expand("[Okay|Right|Anyway|Sorry|Oops], [sorry, |]back to the [problem|maths|question|sum][.|!]", "Right, back to where I was[.|!]",
-                "[Sorry about that|Sorry|Okay, I'm back]. So, where I was:", "[Anyway|Okay|Right], where was I[?| with this?]")
+RESUME = expand("[Okay|Right|Anyway|Sorry|Oops], [sorry, |]back to the [problem|maths|question|sum|homework][.|!| now.]", "Right, back to where I was[.|!]",
+                "[Sorry about that|Sorry|Okay, I'm back|Oops, sorry]. So, where I was:", "[Anyway|Okay|Right], where was I[?| with this?| with the sum?]",
+                "[Sorry|Okay|Right], I'm back[.|!] [Let me get back to it.|Where were we?|Back to it.]")
 REDO = expand("[So doing it properly|Let me do it the right way|So the real working is|Doing it again properly|Done the right way, it's|Properly, it goes|The right way round, it's|Doing it properly this time|So it should go|Fixed, my working is]: {w}.")
-SAME_ANSWER = expand("[That's|It's] still {x}, but now I [know|see|get] why[.|!]", "So it's {x} again, [for the right reason this time|but the right way this time|but now it makes sense][.|!]",
-                     "It still comes out as {x}[.|!| that way.| when I do it properly.]", "[Same answer|Same number], {x}, but [the working's right now|I did it properly now|now I know why][.|!]",
-                     "[So|Okay, so] {x} [is still right|stays the same|is still the answer], [but for the right reason|but my working's fixed|only now I know why][.|!]")
+SAME_ANSWER = expand("[That's|It's] still {x}, but now I [know|see|get|understand] why[.|!| it works.]",
+                     "So it's {x} again, [for the right reason this time|but the right way this time|but now it makes sense|but done properly][.|!]",
+                     "It still [comes out as|comes to|works out to] {x}[.|!| that way.| when I do it properly.| the right way.]",
+                     "[Same answer|Same number|The answer's the same], {x}, but [the working's right now|I did it properly now|now I know why|the method's right now][.|!]",
+                     "[So|Okay, so] {x} [is still right|stays the same|is still the answer], [but for the right reason|but my working's fixed|only now I know why|and now the working matches][.|!]")
 
 # --- its voice: habits one student has for a whole episode (another student has others) -------------
 # Words put before or after a sentence, never a hedge ("maybe", "I guess") or a fact.
