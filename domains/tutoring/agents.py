@@ -42,7 +42,9 @@ ANSWER_CUE = re.compile(
 )
 # ("not sure what to do next" is about the next step, not a hedge on the number)
 HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure(?! (?:what|how|where|which|why)\b))\b", re.I)
-PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it)\b", re.I)
+PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it|"
+                  r"(?:just|you) say (?:the answer|the number|what)|(?:want|need|like)(?: is)? the answer|(?:know|hear|be told) the answer|"
+                  r"tell me (?:what it comes to|the final number|the number))\b", re.I)
 QUIT = re.compile(
     r"\b(want to (stop|quit)|be done|give up|skip (it|this)|don'?t want to do this|i'?ll do it later|i'?m (so |really )?done|rather (stop|skip)|"
     r"can we stop|had enough)\b", re.I)

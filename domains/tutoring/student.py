@@ -80,7 +80,8 @@ _LOST = re.compile(r"\b(?:lost|confused|don't get|don't understand|no idea|stuck
 _CLAIM = re.compile(r"\b(?:got it|worked it out|figured it out|done it|solved it|did it|finished it|cracked it)\b", re.I)
 # a sentence that already starts the way people start one: no habitual opener before it
 _SPOKEN_START = re.compile(r"^(?:okay|ok|so|um|erm|well|right|hmm|alright|oh|yeah|yes|yep|listen|honestly|wait|like|see|"
-                           r"i mean|anyway|ugh|sorry|oops|hang on|ah|cool|nice|great|also|plus|and|but)\b", re.I)
+                           r"i mean|anyway|ugh|sorry|oops|hang on|ah|cool|nice|great|also|plus|and|but|hi|hello|hey|hiya|"
+                           r"quick|fine|whatever|ooh|by the way|just so)\b", re.I)
 
 
 _PLACEHOLDER = re.compile(r"\{+\w\}+")  # "{x}", "{{w}}": what a line is filled with
@@ -607,7 +608,9 @@ class ScriptedStudent:
         """How it names its problem in the opening: by what the problem is about ("the one about the
         pizza slices") or where it is ("the problem on my sheet"), never by reading the statement out
         (the tutor has it open; a person points to it)."""
-        about = [a for a in self.mind.get("about") or [] if a]
+        # (never in a worked step's words, which it never saw: "the broken crayons" is TP55's step)
+        labels = [st["text"].lower() for st in self.mind["steps"]]
+        about = [a for a in self.mind.get("about") or [] if a and not any(lb in a.lower() for lb in labels)]
         if about:
             lines = [ln.replace("{a}", a) for ln in L.PROBLEM_REF for a in about]
         else:
@@ -723,9 +726,10 @@ class ScriptedStudent:
         def claim_ok(p: str) -> bool:
             return not (_CLAIM.search(p) or _PROGRESS.search(p)) or not (self.repeating or self.claimed or _CLAIM.search(body))
 
-        prefixes = [p for p in prefixes if not p or (p not in said_now and _key(p) not in old and claim_ok(p)
+        now_keys = _keys(said_now)
+        prefixes = [p for p in prefixes if not p or (p not in said_now and not (_keys(p) & (old | now_keys)) and _key(p) not in old and claim_ok(p)
                                                       and not (realised and _LOST.search(p)))] or [""]
-        suffixes = [x for x in suffixes if not x or (x not in said_now and _key(x) not in old and claim_ok(x)
+        suffixes = [x for x in suffixes if not x or (x not in said_now and not (_keys(x) & (old | now_keys)) and _key(x) not in old and claim_ok(x)
                                                      and not (realised and _LOST.search(x)))] or [""]
         prefixes = self._mine(turn, prefixes, 4) if len(prefixes) > 4 else prefixes
         suffixes = self._mine(turn, suffixes, 4) if len(suffixes) > 4 else suffixes

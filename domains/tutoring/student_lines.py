@@ -72,15 +72,15 @@ PROBLEM_REF = expand("[the|this] [problem|one|question|word problem] [about|with
 PROBLEM_REF_PLAIN = expand("[this|the] [problem|question|word problem] [on my screen|I've got open|in my homework|on my sheet|on my worksheet|I got set]")
 
 # How it came to the answer, before the answer (a clause of its own, not a filler: it is kept)
-_LEAD = "[When I did it,|Doing the sums,|Going through it,|Once I'd done the sums,|Adding it all up,|Working through it,|After all the steps,|On my sheet,|Doing it on paper,|Step by step,|]"
+_LEAD = "[When I did it,|Doing the sums,|Going through it,|Once I'd done the sums,|Adding it all up,|Working through it,|After all the steps,|Doing it on paper,|Step by step,|]"
 _WHEN = "[| for it| for the answer| for this one| in the end| at the end| for the whole thing| for the last bit| as the answer]"
 STATE = {  # stating an answer the student believes (plain: no hedge words)
     "makes_mistake": expand(
-        f"{_LEAD} I [got|'ve got|ended up with|end up with] {{x}}{_WHEN}[.|!]",
+        f"{_LEAD} [I got|I've got|I ended up with|I end up with] {{x}}{_WHEN}[.|!]",
         f"{_LEAD} [my answer|the answer I got|what I got|the number I got|what I ended up with|my number] [is|was] {{x}}[| for this one| for it| in the end| at the end][.|!]",
         "[I'm pretty sure|Pretty sure|I'm fairly sure|I'm sure|I'm quite sure] [it's|the answer's|the answer is|it comes to] {x}[| this time| for this one| for it| in the end][.|!]",
         "[I did the sums|I did all of it|I went through it|I did each bit|I did it step by step|I worked through it|I did it on paper|I did the whole thing|I went step by step]"
-        " and [I got|I ended up with|it came to|the answer was|I had] {x}[| at the end| in the end| for the answer| at the bottom][.|!]",
+        " and [I got|I ended up with|it came to|the answer was|I had] {x}[| at the end| in the end][.|!]",
         "[I put|I wrote|I've put|I've written|I wrote down|I put down] {x} [as the answer|as my answer|for it|on my sheet|in the box|at the bottom|for this one][.|!]",
         f"{_LEAD} it [comes to|comes out as|works out to|makes|adds up to|ends up as] {{x}}[| for me| in the end][.|!]",
         "[I got|I've got|I get] {x}.", "It's {x}.", "[My answer's|The answer's] {x}.",
@@ -195,14 +195,14 @@ MOOD = {
                              "I don't [get|understand|follow] [it|this|that part|that bit|what to do|where this goes][| at all| yet| really].",
                              "[I have no idea|I can't work out|I don't know|I can't tell] [what to do|where to start|what comes next|which bit to do][| now| here| with this].",
                              "[Where|How] am I [supposed|meant] to [start|go from here|begin|get the answer][| now| with this]?")),
-    "goes_off_tangent": (expand("[Oh, |Ooh, |Hey, |]did you know [my|our] [cat|dog|hamster|neighbour's dog|rabbit|goldfish|parrot] can [open doors|do a trick|jump really high|sit on command|roll over|catch a ball]?",
-                                "[Oh, |Hey, |]random question: what's your favourite [video game|food|animal|movie|song|colour|sport|book|ice cream]?",
-                                "[Oh, |Ooh, |Hey, |]guess what, we're having [pizza|pasta|tacos|soup|burgers|curry|fish and chips|pancakes] for [lunch|dinner|tea] [today|tonight|later]."),
+    "goes_off_tangent": (expand("[Oh, |Ooh, |Wait, |]did you know [my|our] [cat|dog|hamster|neighbour's dog|rabbit|goldfish|parrot] can [open doors|do a trick|jump really high|sit on command|roll over|catch a ball]?",
+                                "[Oh, |Um, |]random question: what's your favourite [video game|food|animal|movie|song|colour|sport|book|ice cream]?",
+                                "[Oh, |Ooh, |]guess what, we're having [pizza|pasta|tacos|soup|burgers|curry|fish and chips|pancakes] for [lunch|dinner|tea] [today|tonight|later]."),
                          expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
     "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have finally|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last]."),
                       expand("", "[Is that right|Did I get it right|Is that it|Am I right|Is that the answer]?",
                              "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think|I'm quite sure|I'm sure] that's [it|right|the answer|correct|the one][| this time| now| for this one].",
-                             "[I checked it|I went over it|I looked at it again|I double-checked it][| twice| once| on paper] [and it looks right|and it seems fine|and I think it's right].")),
+                             "[I checked it|I went over it|I looked at it again|I double-checked it][| twice| on paper] [and it looks right|and it seems fine|and I think it's right].")),
     "solves_problem": (expand(f"{K}, I [think I|reckon I|finally|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last]."),
                        expand("", "[Did I get it?|Is that it?|Is that right?|Am I right?|Right?|Yes?|Correct?]")),
     "pushes_for_answer": (expand("[Can|Could|Will|Would] you just [tell me|give me|say] [the answer|what it is|what the answer is|the number][| please| already| now| for once]?",
@@ -218,11 +218,11 @@ MOOD = {
                           "I [hate|can't stand] [word problems|these problems|these ones|this kind of problem].", "[Ugh, |]this is [too hard|so hard|way too hard][ for me|]."),
                    expand("", "This is [too|way too|so] hard[| for me].", "I always get these [wrong|mixed up][| somehow].", "I [hate|really hate] this[| one| stuff].",
                           "[Nothing|None of it] [works|makes sense|adds up][| for me| today].")),
-    "asks_explanation": (expand(f"{K}, can [you explain|I ask about|we go over|you tell me about] [something|one thing|a bit|that part][| quickly| first| before I go on]?",
+    "asks_explanation": (expand(f"{K}, can [you explain|I ask about|you tell me about] [something|one thing|that part|that bit][| quickly| first| before I go on]?", "[Can|Could] we go over [that part|that bit|it|that step] [again|first|quickly][| please]?",
                                 "[Wait, |]why does that [work|go like that|happen|make sense]?", "I have a question[| about that| first| about that bit| before I carry on].",
                                 "[Um, |]can I ask [something|a question|you something][| first| quickly]?"),
                          expand("", "I want to understand it[| properly| first| better| not just get it right].",
-                                "That [part|bit|step|last bit|hint] [confuses me|is confusing|doesn't make sense to me|lost me][| a lot| a bit| a little].",
+                                "That [part|bit|step|last bit|hint] [confuses me|doesn't make sense to me|lost me][| a lot| a bit| a little].", "That [part|bit|step|hint] is [confusing|a bit confusing|really confusing].",
                                 "I don't get [that bit|that part|why|how that works|where that comes from][| yet| really].")),
     "tries_to_quit": (expand("I [want to|need to|would like to] stop[| now| here| for today].", "Can we be done?", "I give up[| on this one| on this| for now].",
                              "I'm [so |really |totally |]done with this[| one| now| for today].", "[Can|Could] we [be done|stop|finish] [now|here|for today]?"),
