@@ -75,7 +75,8 @@ ANSWERING = ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer"
 _PROGRESS = re.compile(r"\b(?:worked it out|got it|here's what|figured)\b", re.I)
 # a lost or unsure mood, in any of the words the student's lines use for it
 _LOST = re.compile(r"\b(?:lost|confused|don't get|don't understand|no idea|stuck|give up|not following|mixed up|"
-                   r"doesn't make sense|not sure)\b", re.I)
+                   r"doesn't make (?:any |much )?sense|not sure|don't (?:follow|know)|can't (?:work out|tell|see)|"
+                   r"(?:supposed|meant) to)\b", re.I)
 # a claim of having done the work ("I think I've got it"): said once an episode, and only of new work
 _CLAIM = re.compile(r"\b(?:got it|worked it out|figured it out|done it|solved it|did it|finished it|cracked it)\b", re.I)
 # a sentence that already starts the way people start one: no habitual opener before it
@@ -419,6 +420,13 @@ class ScriptedStudent:
             pre.append(self.realised_now)
             self._next_stage()
         elif self.stated and not told_fact and L.ASKS_WORKING.search(msg) and not self.slip_pending:
+            if not self.active and not self.announced and not self.cfg.get("quits"):
+                # its working now gives the right answer: it says what that comes to (a working that ends
+                # on the answer is the answer given), and submits it
+                body: list[str] = []
+                self._state(turn, self.current(), body, L.WITH_WORKING)
+                body[-1] = body[-1].format(w=self.working())
+                return self._out(turn, dims, pre, " ".join(body), "solves_problem")
             pre.append(self._pick(turn, L.SHOW_WORKING).format(w=self.working()))
             self.shown_wrong = self.shown_wrong or self.active
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
