@@ -316,9 +316,12 @@ class ScriptedStudent:
             self._submit(turn, value)
         self.quiet_turns = 0
 
-    def _pick(self, turn: UserTurn, lines: list[str]) -> str:
+    def _pick(self, turn: UserTurn, lines: list[str], **fill: str) -> str:
         """One of ``lines``, preferring one the student has not said yet (none of its sentences,
         numbers folded, said before this episode), from this task's own few (``_mine``)."""
+        if fill:  # filled in first, so a line said before with the same words counts as said
+            for k, v in fill.items():
+                lines = [ln.replace("{" + k + "}", v) for ln in lines]
         fresh = [ln for ln in lines if not (_line_keys(ln) & self.sentences_said)] or lines
         return turn.rng.choice(self._mine(turn, fresh))
 
@@ -427,7 +430,7 @@ class ScriptedStudent:
                 self._state(turn, self.current(), body, L.WITH_WORKING)
                 body[-1] = body[-1].format(w=self.working())
                 return self._out(turn, dims, pre, " ".join(body), "solves_problem")
-            pre.append(self._pick(turn, L.SHOW_WORKING).format(w=self.working()))
+            pre.append(self._pick(turn, L.SHOW_WORKING, w=self.working()))
             self.shown_wrong = self.shown_wrong or self.active
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
             self.slip_pending = False
@@ -476,7 +479,7 @@ class ScriptedStudent:
         """It sees why its method was wrong and does it again the right way (same answer, right working)."""
         self.active = False
         self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
-        parts = [self._pick(turn, L.REDO).format(w=self.working())]
+        parts = [self._pick(turn, L.REDO, w=self.working())]
         self._state(turn, self.fmt(self.answer), parts, L.SAME_ANSWER)
         return self._out(turn, dims, [self.realised_now], " ".join(parts), "solves_problem")
 
@@ -702,7 +705,7 @@ class ScriptedStudent:
         self.explain_i += 1
         if clauses and self.explain_i % 2 == 1:
             q = _part_named(clauses[(self.explain_i // 2) % len(clauses)])
-            return self._pick(turn, L.EXPLAIN_PART).format(q=q)
+            return self._pick(turn, L.EXPLAIN_PART, q=q)
         return self._pick(turn, L.EXPLAIN_THAT)
 
     def _quit(self, turn: UserTurn, how: str, dims: dict) -> UserReply:

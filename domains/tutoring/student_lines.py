@@ -43,9 +43,9 @@ _OK = "[Okay,|So|Um, so|Well,|Right, so|Hmm, so|Alright,|]"
 # about the pizza slices"), and never reads the statement out: ``{p}`` is that pointer (``PROBLEM_REF``).
 _HI = "[Hi|Hello|Hey|Hi there|Hiya][,|!]"
 OPEN_HELP = {
-    "calm": expand(f"{_HI} I [need|could use|'d like|want] [some |a bit of |a little |]help with {{p}}[.|!]",
+    "calm": expand(f"{_HI} [I need|I could use|I'd like|I want] [some |a bit of |a little |]help with {{p}}[.|!]",
                    f"{_HI} [can|could] you [help me with|help me out with|go through|give me a hand with] {{p}}[?| please?]",
-                   f"{_HI} I'm [doing|working on|trying to do|on] {{p}} and I [need|could use|'d like] [some |a bit of |]help[.|!| with it.]",
+                   f"{_HI} I'm [doing|working on|trying to do|on] {{p}} and [I need|I could use|I'd like] [some |a bit of |]help[.|!| with it.]",
                    f"{_HI} [can|could] we [do|look at|go over|work through] {{p}} [together|][?| please?]"),
     "impatient": expand("[Quick question|Okay, quick one|Hey, quick one|Right, quick one], I need {p} [done|sorted|finished|out of the way][| fast| soon| quickly].",
                         "[Can|Could] we [do|get through|sort out] {p} [fast|quickly|real quick]?",
@@ -293,7 +293,7 @@ AFTER_STEP = expand("For the first [part|bit|step] I [got|had|worked out] {{r}},
                     "[The first part came to|The first bit gave me|The first step came to|The first part gave me] {{r}}, [and then I got|and the answer I got is|and in the end I got|then I got] {x}[.|!]")
 _STEP_Q = "[Is that right so far?|Is that okay so far?|Is that right before I go on?|Is that okay?|Can you check that so far?|Does that look right?|Am I on the right track?|Should I keep going from there?|Is that the right start?|Can you check that before I do the rest?|Is that right before I carry on?]"
 ASK_STEP = expand(f"[I worked out|I did|I've done|I started with] the first [part|bit|step] and [got|I got|it came to|I have] {{r}}. {_STEP_Q}",
-                  f"So far I [have|got|'ve got] {{r}} for the first [bit|part|step][| on my sheet]. {_STEP_Q}",
+                  f"So far [I have|I got|I've got] {{r}} for the first [bit|part|step][| on my sheet]. {_STEP_Q}",
                   f"[For the first step|For the first bit|For the first part] I [got|have|wrote] {{r}}[| on my sheet| down]. {_STEP_Q}",
                   f"The first [part|bit|step] [came to|gave me|comes to|is] {{r}}[| for me| on my sheet]. {_STEP_Q}")
 GO_ON = expand("[Okay|Alright|Cool], so then I did the next [part|bit|step] and got {x}[.|!]", "Then for the [rest|next part|other bit] I got {x}[.|!]",
