@@ -10,6 +10,7 @@ socratic tutor it re-words.
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -243,7 +244,7 @@ def _offline_episodes(dom, agent, repeats=8):
         for t in sorted(dom.tasks.values(), key=lambda t: t.id):
             for r in range(repeats):
                 rec = asyncio.run(run_episode(dom, t, dom.scripted_agents[agent](), dom.scripted_users["default"](),
-                                              seed=episode_seed(r, t.id, r), state=st_))
+                                              seed=episode_seed(r, t.id, r), repeat=r, state=st_))
                 out.append((t, rec))
     finally:
         st_.close()
@@ -416,3 +417,80 @@ def test_a_carrying_student_states_its_wrong_first_step_and_the_answer_it_carrie
     nums = numbers_in(r.content.split('"')[-1])
     assert parse_number(first) in nums and parse_number(task.extra["student_mind"]["wrong_answer"]) in nums, r.content
     assert all(parse_number(first) != parse_number(st["result"]) for st in task.extra["student_mind"]["steps"])
+
+
+def test_the_student_points_to_its_problem_and_never_reads_it_out(dom):
+    """A student names its problem ("the one about the pizza slices"), as a person pointing to the
+    problem on the tutor's screen does; it never recites the statement, nor a clause of it."""
+    from graders.repetition import long_enough, sentence_key, sentences
+
+    quoted, named = [], 0
+    for t, rec in _offline_episodes(dom, "socratic"):
+        mind = t.extra["student_mind"]
+        own = {sentence_key(s) for s in sentences(mind["statement"])} | {
+            sentence_key(c) for c in re.split(r"[.,;?!]\s+", mind["statement"])}
+        own = {k for k in own if long_enough(k)}
+        said = [e.content for e in rec.transcript if isinstance(e, UserEvent)]
+        quoted += [(t.id, x) for x in said if any(k in sentence_key(x) for k in own)]
+        named += any(a in said[0] for a in mind.get("about") or [])
+    assert not quoted, quoted[:3]
+    assert named >= 0.9 * len(_offline_episodes(dom, "socratic")), named
+
+
+@pytest.mark.parametrize("clause, name", [
+    ("She pays with a $20 bill", "the $20 bill"), ("Sam eats 1/3 of the pizza and Lia eats 1/4 of it", "1/3 of the pizza"),
+    ("A train ride takes 2 hours 40 minutes", "the 2 hours 40 minutes"), ("A ribbon is 2 metres long", "the 2 metres"),
+    ("A tap fills a 120-litre tank in 8 minutes", "the 120-litre tank"), ("Sara scored 18 out of 24 on a test", "the 18"),
+])
+def test_a_part_of_the_problem_is_named_by_its_quantity_not_quoted(clause, name):
+    from domains.tutoring.student import _part_named
+
+    assert _part_named(clause) == name
+
+
+def test_one_sentence_of_a_message_opens_on_a_filler():
+    """"Okay, I think I've got it. Right, so it comes to 9." is a stack; the second filler goes."""
+    from domains.tutoring.student import _destacked
+
+    assert _destacked("Okay, I think I've got it. Right, so it comes to 9!") == "Okay, I think I've got it. It comes to 9!"
+    assert _destacked("Oh, I see what I did. Um, so the answer is 45. Okay so am I right?") == \
+        "Oh, I see what I did. The answer is 45. Am I right?"
+    assert _destacked("I got 12. Like I said, it's 12.") == "I got 12. Like I said, it's 12."  # "like I said" is no filler
+
+
+def test_each_episode_is_another_student_and_one_seed_always_the_same_one(dom):
+    """The student's words are drawn per episode (task and seed): one seed plays the same episode
+    twice; other seeds play other people, not one task's fixed few phrases."""
+    from envs.state.database import EpisodeState
+
+    task = _hard(dom, "self_corrects")
+    st_ = EpisodeState(dom.base, dom.template())
+
+    def said(seed):
+        rec = asyncio.run(run_episode(dom, task, dom.scripted_agents["socratic"](), dom.scripted_users["default"](), seed=seed, state=st_))
+        return [e.content for e in rec.transcript if isinstance(e, UserEvent)]
+
+    try:
+        assert said(7) == said(7)
+        openings = [said(s)[0] for s in range(8)]
+    finally:
+        st_.close()
+    assert len(set(openings)) == 8, openings
+    # and its sentences are its own: beyond the answer, few sentences two of the openings share
+    from graders.repetition import long_enough, sentence_key, sentences
+
+    keys = [{sentence_key(x) for x in sentences(o) if long_enough(sentence_key(x))} for o in openings]
+    shared = [k for i, a in enumerate(keys) for k in a if any(k in b for b in keys[i + 1:])]
+    assert len(shared) <= 2, shared
+
+
+def test_the_run_s_students_do_not_share_their_sentences(dom):
+    """Over the offline socratic run (every task, 8 repeats), few of the students' long sentences
+    recur in three or more tasks, none in more than a fifth of them, none twice in one episode."""
+    from graders.repetition import cross_task_repetition
+
+    rep = cross_task_repetition(rec for _, rec in _offline_episodes(dom, "socratic"))
+    print(rep.share, rep.repeated, rep.sentences, rep.max_tasks, rep.max_sentence)
+    assert rep.share <= 0.15, (rep.share, rep.top)
+    assert rep.max_task_share <= 0.2, (rep.max_sentence, rep.max_tasks)
+    assert rep.within_episode == 0, rep.within_episode_examples

@@ -32,12 +32,19 @@ from .problems import numbers_in, parse_number
 
 ANSWER_CUE = re.compile(
     r"\b(?:got|get|gives?|giving|answer is|it'?s|is it|maybe|think it'?s|like|meant|try:|getting|answer:|comes? (?:out )?(?:to|as)|"
-    r"end(?:ed)? up (?:with|at)|have|had|makes?|that'?s|still)\s*\$?"
+    r"end(?:ed)? up (?:with|at|as)|have|had|makes?|that'?s|still|put(?: down)?|wrote(?: down)?|written|going with|i'?ll say|i'?d say|answer'?s|"
+    r"adds? up to|added up to|came (?:out )?(?:to|as)|works? out (?:to|as|at)|worked out (?:to|as|at)|should be|ends? up as|"
+    r"got (?:to|as far as)|putting|writing down|saying|go:|go with|mean|makes? it|final:|(?:answer|thing),|sticking with|"
+    r"(?:answer|number|got|with|have|had|now|it) (?:is|was|'?s)|, so|it'?s still|gave me|gives me|which is|get is|thing is|"
+    r"meant was|right (?:with|about)|is the answer|of it[,:]|in the end)\s*\$?"
     r"(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)",
     re.I,
 )
-HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure)\b", re.I)
-PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it)\b", re.I)
+# ("not sure what to do next" is about the next step, not a hedge on the number)
+HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure(?! (?:what|how|where|which|why)\b))\b", re.I)
+PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it|"
+                  r"(?:just|you) say (?:the answer|the number|what)|(?:want|need|like)(?: is)? the answer|(?:know|hear|be told) the answer|"
+                  r"tell me (?:what it comes to|the final number|the number))\b", re.I)
 QUIT = re.compile(
     r"\b(want to (stop|quit)|be done|give up|skip (it|this)|don'?t want to do this|i'?ll do it later|i'?m (so |really )?done|rather (stop|skip)|"
     r"can we stop|had enough)\b", re.I)
@@ -123,7 +130,7 @@ def extract_answer(text: str, statement_numbers: set) -> tuple[str | None, bool]
         for c in _calculations_in(body):
             bare = bare.replace(c, " ")
         own = [m.group(0) for m in NUMBER.finditer(bare) if _num(m.group(0)) is not None and _num(m.group(0)) not in statement_numbers]
-        found = own[-1] if own else None
+        found = own[-1].rstrip(",") if own else None
     if found is None:
         return None, False
     return found, bool(HEDGE.search(body)) and "final answer" not in body.lower()

@@ -117,6 +117,7 @@ class TutoringDomain(Domain):
         chain = (task.extra.get("student") or {}).get("chain") or ([code] if code else [])
         mind = {
             "statement": p.statement,
+            "about": list(p.about),
             "answer": p.answer,
             "steps": [{"text": s.text, "expr": s.expr, "result": s.result} for s in p.steps],
             **stage(code),

@@ -151,6 +151,8 @@ class Problem:
     common_errors: tuple[CommonError, ...] = field(default_factory=tuple)
     #: misconceptions in step order, one per step: each later one shows once the earlier is fixed
     chain: tuple[str, ...] = ()
+    #: what a student calls the problem when it points to it ("Maya's notebooks"): it never reads it out
+    about: tuple[str, ...] = ()
 
     @property
     def value(self) -> Fraction:
@@ -191,6 +193,7 @@ def load_handwritten(path: Path | None = None) -> list[Problem]:
                 common_errors=tuple(CommonError(e["code"], e["expr"], str(e["answer"]), bool(e.get("coincides", False)), str(e.get("first_step", "")))
                                     for e in p.get("common_errors", ())),
                 chain=tuple(p.get("chain", ())),
+                about=tuple(p.get("about", ())),
             )
         )
     return out

@@ -77,12 +77,14 @@ ANSWERING = ("makes_mistake", "solves_problem", "frustrated", "ambiguous_answer"
 _PROGRESS = re.compile(r"\b(?:worked it out|got it|here's what|figured)\b", re.I)
 # a lost or unsure mood, in any of the words the student's lines use for it
 _LOST = re.compile(r"\b(?:lost|confused|don't get|don't understand|no idea|stuck|give up|not following|mixed up|"
-                   r"doesn't make sense|not sure)\b", re.I)
+                   r"doesn't make (?:any |much )?sense|not sure|don't (?:follow|know)|can't (?:work out|tell|see)|"
+                   r"(?:supposed|meant) to)\b", re.I)
 # a claim of having done the work ("I think I've got it"): said once an episode, and only of new work
 _CLAIM = re.compile(r"\b(?:got it|worked it out|figured it out|done it|solved it|did it|finished it|cracked it)\b", re.I)
 # a sentence that already starts the way people start one: no habitual opener before it
 _SPOKEN_START = re.compile(r"^(?:okay|ok|so|um|erm|well|right|hmm|alright|oh|yeah|yes|yep|listen|honestly|wait|like|see|"
-                           r"i mean|anyway|ugh|sorry|oops|hang on|ah|cool|nice|great|also|plus|and|but)\b", re.I)
+                           r"i mean|anyway|ugh|sorry|oops|hang on|ah|cool|nice|great|also|plus|and|but|hi|hello|hey|hiya|"
+                           r"quick|fine|whatever|ooh|by the way|just so)\b", re.I)
 
 
 _PLACEHOLDER = re.compile(r"\{+\w\}+")  # "{x}", "{{w}}": what a line is filled with
@@ -93,12 +95,85 @@ _SENT_KEEP = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+")  # splits betwee
 def _key(sentence: str) -> str:
     """A sentence folded as the repetition figure folds it (case, digits, edge punctuation)."""
     s = re.sub(r"\d+", "0", " ".join(sentence.lower().split()))
+    s = re.sub(r"0(?:[./,:]0)+", "0", s)  # "19/12" and a blank alike: stricter than the figure, never looser
     return re.sub(r"^[\s\"'(\[-]+|[\s.!?,;:\"')\]-]+$", "", s)
 
 
 def _keys(text: str) -> set[str]:
     """The folded sentences of five or more words in ``text`` (shorter ones may recur, as people's do)."""
     return {k for k in (_key(x) for x in _SENT.split(text.replace(STOP_TOKEN, " ")) if x.strip()) if len(k.split()) >= 5}
+
+
+# words that end the name of a quantity ("$3 each", "12 pages per minute"): "the $3", "the 12 pages"
+_ENDS_NAME = {"in", "at", "on", "for", "each", "and", "to", "a", "an", "the", "per", "with", "from", "by", "is", "are",
+              "was", "were", "it", "out", "then", "after", "of", "than", "or", "but", "so", "its", "his", "her"}
+
+
+_ENDS_VERB = {"cost", "costs", "arrive", "arrives", "long", "holds", "hold", "between", "chose", "walk", "walks", "left",
+              "sold", "go", "goes", "eats", "eat", "has", "have", "buys", "makes", "takes", "lasts", "uses", "reads",
+              "this", "full", "late", "later", "every"}
+
+
+def _part_named(clause: str) -> str:
+    """A part of the problem the way a person names it: its first quantity with the words that say what
+    it counts ("She pays with a $20 bill" -> "the $20 bill", "Sam eats 1/3 of the pizza" -> "1/3 of the
+    pizza"), not the clause read out."""
+    words = clause.split()
+    i = next((j for j, w in enumerate(words) if re.search(r"\d", w)), None)
+    if i is None:
+        return "that part"
+    name = [words[i].rstrip(",.;:?!")]
+    j = i + 1
+    if j + 1 < len(words) and words[j].lower() == "of" and words[j + 1].lower() in ("the", "a"):
+        tail = [w.rstrip(",.;:?!") for w in words[j:j + 3]]
+        return " ".join(name + tail)
+    while j < len(words) and len(name) < 5:
+        w = words[j]
+        bare = w.lower().strip(",.;:?!")
+        # a verb or a second number ends it, except in a time ("1 hour 40 minutes")
+        timed = re.fullmatch(r"\d+", bare) and name[-1].lower() in ("hour", "hours")
+        if not bare or bare in _ENDS_NAME or (bare in _ENDS_VERB or bare.endswith(("ing", "ed"))) or (re.search(r"\d", bare) and not timed):
+            break
+        name.append(w.rstrip(",.;:?!"))
+        if w[-1:] in ",.;:?!" or (len(name) >= 3 and not timed and not re.fullmatch(r"\d+", bare) and name[-2].lower() not in ("hour", "hours") and not re.search(r"\d", name[-2])):
+            break
+        j += 1
+    return "the " + " ".join(name)
+
+
+# a filler that starts a sentence ("Okay,", "Right, so", "Um, so"): one sentence of a message may start so
+_FILLER_HEAD = re.compile(r"^(?:(?:okay|ok|um|erm|well|right|hmm|alright|yeah|like|honestly)(?:,\s*|\s+(?=so\b))(?:so\b,?\s*)?)+",
+                          re.I)
+
+
+def _destacked(text: str) -> str:
+    """``text`` with at most one sentence opening on a filler: "Oh, I see what I did. Right, so it
+    comes to 9." reads as "Oh, I see what I did. It comes to 9." (a person does not start every
+    sentence with "okay")."""
+    sents = _SENT_KEEP.split(text)
+    led = False
+    for i, sent in enumerate(sents):
+        if not _SPOKEN_START.match(sent):
+            continue
+        if led and len(sent.split()) > 2:
+            rest = _FILLER_HEAD.sub("", sent, count=1)
+            if rest != sent and rest:
+                sents[i] = rest[:1].upper() + rest[1:]
+        led = True
+    return " ".join(sents)
+
+
+@lru_cache(maxsize=65536)
+def _line_keys(line: str) -> frozenset[str]:
+    """The long sentences of a line (its blanks as a number), as written and as it reads once a filler
+    before it is dropped (``_destacked``): either said before makes the line a repeat."""
+    ln = _PLACEHOLDER.sub("0", line)
+    return frozenset(_keys(ln) | _keys(_FILLER_HEAD.sub("", ln, count=1)))
+
+
+@lru_cache(maxsize=65536)
+def _group_key(line: str) -> str:
+    return _key(_PLACEHOLDER.sub("0", line))
 
 
 @lru_cache(maxsize=1)
@@ -141,6 +216,7 @@ class ScriptedStudent:
     openers: list[str] = field(default_factory=list)
     tails: list[str] = field(default_factory=list)
     habit: float = 0.0
+    joins: str = ", then "
     claimed: bool = False  # has said "I think I've got it" (or the like) this episode
 
     # -- the student's maths ------------------------------------------------------
@@ -164,7 +240,8 @@ class ScriptedStudent:
         # person's tic shows now and then, not on every sentence)
         self.openers = turn.rng.sample(L.VOICE_OPENERS, 5)
         self.tails = turn.rng.sample(L.VOICE_TAILS, 2)
-        self.habit = turn.rng.uniform(0.5, 0.85)
+        self.habit = turn.rng.uniform(0.3, 0.6)
+        self.joins = turn.rng.choice(L.STEP_JOINS)  # how it strings its steps together ("12 + 6 = 18, then ...")
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -206,7 +283,7 @@ class ScriptedStudent:
 
         if self.active and self.mind.get("wrong_expr"):
             return spoken(self.mind["wrong_expr"])
-        return ", then ".join(f"{spoken(st['expr'])} = {self.fmt(parse_number(st['result']))}" for st in self.mind["steps"])
+        return self.joins.join(f"{spoken(st['expr'])} = {self.fmt(parse_number(st['result']))}" for st in self.mind["steps"])
 
     def _next_stage(self) -> None:
         """It let go of one misconception: the next one it holds (if any) now drives its answer."""
@@ -241,10 +318,13 @@ class ScriptedStudent:
             self._submit(turn, value)
         self.quiet_turns = 0
 
-    def _pick(self, turn: UserTurn, lines: list[str]) -> str:
+    def _pick(self, turn: UserTurn, lines: list[str], **fill: str) -> str:
         """One of ``lines``, preferring one the student has not said yet (none of its sentences,
         numbers folded, said before this episode), from this task's own few (``_mine``)."""
-        fresh = [ln for ln in lines if not (_keys(_PLACEHOLDER.sub("0", ln)) & self.sentences_said)] or lines
+        if fill:  # filled in first, so a line said before with the same words counts as said
+            for k, v in fill.items():
+                lines = [ln.replace("{" + k + "}", v) for ln in lines]
+        fresh = [ln for ln in lines if not (_line_keys(ln) & self.sentences_said)] or lines
         return turn.rng.choice(self._mine(turn, fresh))
 
     @staticmethod
@@ -256,12 +336,13 @@ class ScriptedStudent:
         otherwise be drawn far more often than its few distinct sentences)."""
         groups: dict[str, list[str]] = {}
         for ln in lines:
-            groups.setdefault(_key(_PLACEHOLDER.sub("0", ln)), []).append(ln)
+            groups.setdefault(_group_key(ln), []).append(ln)
         if len(groups) <= n:
             return list(lines)
-        tid = turn.task.id
+        # this episode's student (task and seed): another episode of the same task is another person
+        who = f"{turn.task.id}:{turn.seed}"
         # a keyed hash, not crc32: crc32 is linear, so its orders for two tasks are much alike
-        order = sorted(groups, key=lambda k: hashlib.blake2b(f"{tid}:{k}".encode(), digest_size=8).digest())
+        order = sorted(groups, key=lambda k: hashlib.blake2b(f"{who}:{k}".encode(), digest_size=8).digest())
         return [ln for k in order[:n] for ln in groups[k]]
 
     # -- listening -----------------------------------------------------------------------
@@ -348,7 +429,14 @@ class ScriptedStudent:
             pre.append(self.realised_now)
             self._next_stage()
         elif self.stated and not told_fact and L.ASKS_WORKING.search(msg) and not self.slip_pending:
-            pre.append(self._pick(turn, L.SHOW_WORKING).format(w=self.working()))
+            if not self.active and not self.announced and not self.cfg.get("quits"):
+                # its working now gives the right answer: it says what that comes to (a working that ends
+                # on the answer is the answer given), and submits it
+                body: list[str] = []
+                self._state(turn, self.current(), body, L.WITH_WORKING)
+                body[-1] = body[-1].format(w=self.working())
+                return self._out(turn, dims, pre, " ".join(body), "solves_problem")
+            pre.append(self._pick(turn, L.SHOW_WORKING, w=self.working()))
             self.shown_wrong = self.shown_wrong or self.active
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
             self.slip_pending = False
@@ -397,7 +485,7 @@ class ScriptedStudent:
         """It sees why its method was wrong and does it again the right way (same answer, right working)."""
         self.active = False
         self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
-        parts = [self._pick(turn, L.REDO).format(w=self.working())]
+        parts = [self._pick(turn, L.REDO, w=self.working())]
         self._state(turn, self.fmt(self.answer), parts, L.SAME_ANSWER)
         return self._out(turn, dims, [self.realised_now], " ".join(parts), "solves_problem")
 
@@ -418,29 +506,21 @@ class ScriptedStudent:
                 plain_at.append(i)
         if not plain_at:
             return " ".join(sents)
-        # openers: on some of its plain sentences (never one that already starts as speech does:
-        # "Okay so, um, right, I see" is a stack, not a voice); a tail: now and then, once a message
-        for i in plain_at:
-            # (an opener before a sentence that starts with a marker of its own stays one word:
-            # "Honestly, okay, I got 12" is speech, "Okay so, um, right, I see" a stack)
-            starts = _SPOKEN_START.match(sents[i])
-            stacked = starts and (self._stacked(sents[i]) or len(starts.group(0).split()) > 1)
-            if turn.rng.random() < self.habit and not stacked:
-                head = turn.rng.choice(self.openers)
-                first = sents[i] if re.match(r"I\b", sents[i]) else sents[i][:1].lower() + sents[i][1:]
-                sents[i] = f"{head[:1].upper()}{head[1:]} {first}"
+        # an opener: now and then, on one sentence of a message, and only in a message where no sentence
+        # starts as speech already ("Okay so, um, right, I see" is a stack, not a voice; nor is a mood's
+        # "Okay, I'm lost." followed by "Like, what do I do?")
+        spoken = any(_SPOKEN_START.match(x) for x in sents)
+        if not spoken and turn.rng.random() < self.habit:
+            i = turn.rng.choice(plain_at)
+            head = turn.rng.choice(self.openers)
+            first = sents[i] if re.match(r"I\b", sents[i]) else sents[i][:1].lower() + sents[i][1:]
+            sents[i] = f"{head[:1].upper()}{head[1:]} {first}"
         if turn.rng.random() < 0.2:
             i = turn.rng.choice(plain_at)
             sent = sents[i]
             if sent[-1] in ".!" and not sent.endswith("..."):
                 sents[i] = f"{sent[:-1]}{turn.rng.choice(self.tails)}{sent[-1]}"
         return " ".join(sents)
-
-    @staticmethod
-    def _stacked(sent: str) -> bool:
-        """Whether ``sent`` already opens with two spoken markers ("Okay, um, ...")."""
-        words = re.findall(r"[A-Za-z']+", sent)[:2]
-        return len(words) == 2 and all(_SPOKEN_START.match(w) for w in words)
 
     def _understood(self, turn: UserTurn, said_now: str) -> bool:
         """Whether this message says it understands (it sees the idea, or the tutor just told it it
@@ -480,18 +560,19 @@ class ScriptedStudent:
     def _opening(self, turn: UserTurn, sit: str, dims: dict) -> tuple[str, str]:
         temper = dims.get("temperament") if dims.get("temperament") in L.OPEN_HELP else "calm"
         s = self.mind["statement"]
+        ref = self._problem_ref(turn)
         x = self.current()
         parts: list[str] = []
         # what its first step gave: the step's result, or the wrong value it carries on from (``first_value``)
         first = self.fmt(parse_number(self.cfg.get("first_value") or self.mind["steps"][0]["result"]))
         if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(p=ref))
             parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
             self.step_pending = True
             return " ".join(parts), "checks_step"
         if self.cfg.get("step_one") == "state" or (self.coincides and not self.cfg.get("working_when_asked")):  # brings its working along
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper])).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper])).format(p=ref))
             if self.coincides:
                 self.shown_wrong = True  # its working shows the misconception, though its answer is right
                 self._state(turn, x, parts, L.WITH_WORKING)
@@ -502,7 +583,7 @@ class ScriptedStudent:
             return " ".join(parts), played
         if self.cfg.get("self_corrects") and self.active and len(self.stages) > 1:
             # gives its first wrong answer, catches that mistake itself, and goes on to the next one's answer
-            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(s=s))
+            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(p=ref))
             self._state(turn, x, parts, L.STATE["makes_mistake"])
             self.realised_now = turn.rng.choice(realisations(self.code, s))
             self.active = False
@@ -512,12 +593,12 @@ class ScriptedStudent:
             return " ".join(parts), "makes_mistake"
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper])).format(s=s))
+            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper])).format(p=ref))
             if played == "frustrated":
                 parts.append(self._mood(turn, "frustrated"))
             self._state(turn, x, parts, L.STATE[played])
             return " ".join(parts), played
-        parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(s=s))
+        parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(p=ref))
         if self.cfg.get("opens_with_attempt") and sit not in ("ambiguous_answer",):
             self._state(turn, x, parts, L.STATE["opening_stuck"])
         if sit == "ambiguous_answer":
@@ -539,6 +620,20 @@ class ScriptedStudent:
         elif not self.stated:
             parts.append(self._pick(turn, L.OPEN_UNFINISHED))
         return " ".join(parts), sit
+
+    def _problem_ref(self, turn: UserTurn) -> str:
+        """How it names its problem in the opening: by what the problem is about ("the one about the
+        pizza slices") or where it is ("the problem on my sheet"), never by reading the statement out
+        (the tutor has it open; a person points to it)."""
+        # (never in a worked step's words, which it never saw: "the broken crayons" is TP55's step)
+        labels = [st["text"].lower() for st in self.mind["steps"]]
+        about = [a for a in self.mind.get("about") or [] if a and not any(lb in a.lower() for lb in labels)]
+        if about:
+            lines = [ln.replace("{a}", a) for ln in L.PROBLEM_REF for a in about]
+        else:
+            lines = list(L.PROBLEM_REF_PLAIN)
+        ref = turn.rng.choice(self._mine(turn, lines, 6))
+        return ref[:1].lower() + ref[1:]
 
     def _mood(self, turn: UserTurn, sit: str) -> str:
         """A line of the situation's own mood (its scripted prefix), to enact it in an opening."""
@@ -615,8 +710,8 @@ class ScriptedStudent:
         clauses = [c.strip() for c in re.split(r"[.,;?!]\s+|\band then\b", self.mind["statement"]) if re.search(r"\d", c)]
         self.explain_i += 1
         if clauses and self.explain_i % 2 == 1:
-            q = clauses[(self.explain_i // 2) % len(clauses)].rstrip(".")
-            return self._pick(turn, L.EXPLAIN_PART).format(q=q)
+            q = _part_named(clauses[(self.explain_i // 2) % len(clauses)])
+            return self._pick(turn, L.EXPLAIN_PART, q=q)
         return self._pick(turn, L.EXPLAIN_THAT)
 
     def _quit(self, turn: UserTurn, how: str, dims: dict) -> UserReply:
@@ -648,9 +743,10 @@ class ScriptedStudent:
         def claim_ok(p: str) -> bool:
             return not (_CLAIM.search(p) or _PROGRESS.search(p)) or not (self.repeating or self.claimed or _CLAIM.search(body))
 
-        prefixes = [p for p in prefixes if not p or (p not in said_now and _key(p) not in old and claim_ok(p)
+        now_keys = _keys(said_now)
+        prefixes = [p for p in prefixes if not p or (p not in said_now and not (_keys(p) & (old | now_keys)) and _key(p) not in old and claim_ok(p)
                                                       and not (realised and _LOST.search(p)))] or [""]
-        suffixes = [x for x in suffixes if not x or (x not in said_now and _key(x) not in old and claim_ok(x)
+        suffixes = [x for x in suffixes if not x or (x not in said_now and not (_keys(x) & (old | now_keys)) and _key(x) not in old and claim_ok(x)
                                                      and not (realised and _LOST.search(x)))] or [""]
         prefixes = self._mine(turn, prefixes, 4) if len(prefixes) > 4 else prefixes
         suffixes = self._mine(turn, suffixes, 4) if len(suffixes) > 4 else suffixes
@@ -676,6 +772,7 @@ class ScriptedStudent:
                     text = " ".join(x for x in (head + " " + low, s, aside) if x)
                 else:
                     text = " ".join(x for x in (*pre, filler, p, body, s, aside) if x)
+                text = _destacked(text)
                 if text not in self.said and not (_keys(text) & old):
                     break
             if text not in self.said and not (_keys(text) & old):

@@ -8,7 +8,7 @@ told, a confusion says it is lost; the words around them vary.
 
 Lines carry no fact the scenario does not give (no siblings, no teachers, no
 classes): a chatty student says more about the problem and its own working.
-``{x}`` is an answer, ``{q}`` a quoted part of the problem statement, ``{w}`` its working.
+``{x}`` is an answer, ``{p}`` its name for the problem, ``{q}`` its name for a part of it, ``{w}`` its working.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ _CHOICE = re.compile(r"\[([^\[\]]*)\]")
 
 def expand(*templates: str) -> list[str]:
     """Every realisation of the templates: "[Okay|So], I got {x}[.|!]" -> 4 lines (spaces tidied)."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # in order, each once
     for t in templates:
         parts = _CHOICE.split(t)  # literal, choice, literal, choice, ...
         options = [p.split("|") if i % 2 else [p] for i, p in enumerate(parts)]
@@ -30,114 +30,158 @@ def expand(*templates: str) -> list[str]:
             line = re.sub(r"\s+([,.?!])", r"\1", line)
             line = re.sub(r"^,\s*", "", line)
             line = line[:1].upper() + line[1:] if line else line
-            if line and line not in out:
-                out.append(line)
-    return out
+            line = re.sub(r"([.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), line)  # "Hi! Can you"
+            if line:
+                out.setdefault(line)
+    return list(out)
 
 
 _OK = "[Okay,|So|Um, so|Well,|Right, so|Hmm, so|Alright,|]"
 
 # Openings. A student who brings an answer asks to have it checked; one who brings none asks for help.
+# It points to the problem (the tutor has it open: ``get_problem``), the way a person names it ("the one
+# about the pizza slices"), and never reads the statement out: ``{p}`` is that pointer (``PROBLEM_REF``).
+_HI = "[Hi|Hello|Hey|Hi there|Hiya][,|!]"
 OPEN_HELP = {
-    "calm": expand('[Hi|Hello|Hey|Hi there][,|!] [I need|I could use|can I get] [some |]help with this [problem|one|question]: "{s}"',
-                   '[Hi|Hello|Hey][,|!] [could|can] you help me [with this one|with this problem|with my homework problem|out]? "{s}"'),
-    "impatient": expand('[Quick question|Okay, quick one|Hey, quick], I need this one [done|sorted|finished][| fast| soon]: "{s}"',
-                        '[Can|Could] we do this [fast|quickly]? [The problem is|It\'s this one|Here it is]: "{s}"'),
-    "hostile": expand('[Ugh|Ugh, okay|Great], I have to do this [problem|thing|one][| now| again]: "{s}"',
-                      'I\'m stuck on this [stupid|dumb|annoying] [problem|question|one]: "{s}"'),
+    "calm": expand(f"{_HI} [I need|I could use|I'd like|I want] [some |a bit of |a little |]help with {{p}}[.|!]",
+                   f"{_HI} [can|could] you [help me with|help me out with|go through|give me a hand with] {{p}}[?| please?]",
+                   f"{_HI} I'm [doing|working on|trying to do|on] {{p}} and [I need|I could use|I'd like] [some |a bit of |]help[.|!| with it.]",
+                   f"{_HI} [can|could] we [do|look at|go over|work through] {{p}} [together|][?| please?]"),
+    "impatient": expand("[Quick question|Okay, quick one|Hey, quick one|Right, quick one], I need {p} [done|sorted|finished|out of the way][| fast| soon| quickly].",
+                        "[Can|Could] we [do|get through|sort out] {p} [fast|quickly|real quick]?",
+                        "[I need to get|I have to get|I want to get] {p} [done|finished|sorted] [fast|quickly|soon|in a hurry][.|!| so can you help?]"),
+    "hostile": expand("[Ugh|Ugh, okay|Great|Ugh, fine], I have to do {p}[| now| again| for tomorrow][.|!]",
+                      "I'm stuck on {p} and [it's so annoying|I hate it|it's stupid|it's driving me mad][.|!]",
+                      "[So|Okay, so|Well], {p} [is stupid|is so annoying|makes no sense|is the worst][.|!]"),
 }
 OPEN_CHECK = {
-    "calm": expand('[Hi|Hello|Hey][,|!] [can|could] you check my answer [to|for] this [problem|one|question]? "{s}"',
-                   '[Hi|Hello|Hey][,|!] I [tried|did|had a go at] this [problem|one]: "{s}"'),
-    "impatient": expand('[Quick|Okay, quick|Hey], check this [one|answer] for me: "{s}"',
-                        '[Can|Could] you check this [fast|quickly|real quick]? "{s}"'),
-    "hostile": expand('[Ugh|Okay, ugh|Fine], tell me if this is right: "{s}"',
-                      'I did this [stupid|dumb|annoying] [problem|question]: "{s}"'),
+    "calm": expand(f"{_HI} [can|could] you [check|look at|go over] my answer [to|for] {{p}}[?| please?]",
+                   f"{_HI} I [tried|did|had a go at|finished|worked through] {{p}}[.|!| and want to check it.| and want you to check it.]",
+                   f"{_HI} [can|could] you [tell me if|see if|check if] I got {{p}} right[?| please?]",
+                   f"{_HI} I've [done|finished|tried|had a go at] {{p}}[.|!| and want to check it.]"),
+    "impatient": expand("[Quick|Okay, quick|Hey|Right, quick], [check|look at] my answer [to|for] {p}[.|!| for me.| please.]",
+                        "[Can|Could] you [check|look at] {p} [fast|quickly|real quick|for me quickly]?",
+                        "I [did|finished|got through] {p}, [just tell me if it's right|can you check it fast|is it right]?"),
+    "hostile": expand("[Ugh|Okay, ugh|Fine|Whatever], tell me if I got {p} right[.|!]",
+                      "I did {p}[ and it was so annoying| and I hated it| already|][.|!]",
+                      "[Ugh|Fine|Okay], I [did|finished] {p}[.|!] [Check it.|Is it right?|Just check it.]"),
 }
+# How it names the problem: by what it is about when it has a name for it (``about`` in problems.yaml),
+# else by where it is.
+PROBLEM_REF = expand("[the|this] [problem|one|question|word problem] [about|with] {a}[| on my sheet| in my homework| I got set| on my worksheet| from class]")
+PROBLEM_REF_PLAIN = expand("[this|the] [problem|question|word problem] [on my screen|I've got open|in my homework|on my sheet|on my worksheet|I got set]")
 
+# How it came to the answer, before the answer (a clause of its own, not a filler: it is kept)
+_LEAD = "[When I did it,|Doing the sums,|Going through it,|Once I'd done the sums,|Adding it all up,|Working through it,|After all the steps,|Doing it on paper,|Step by step,|]"
+_WHEN = "[| for it| for the answer| for this one| in the end| at the end| for the whole thing| for the last bit| as the answer]"
 STATE = {  # stating an answer the student believes (plain: no hedge words)
     "makes_mistake": expand(
-        f"{_OK} I got {{x}}[.|!| for it.| for that one.| in the end.]",
-        f"{_OK} my answer is {{x}}[.|!| for this one.| for it.]",
-        "I worked it out and got {x}[.|!| for the answer.]",
-        "[I'm pretty sure|Pretty sure|I'm fairly sure] it's {x}[.|!| this time.]",
-        "[I did the sums|I did all of it|I went through it|I did each bit] and [I got|I ended up with|it came to] {x}[.|!]",
-        "[The|My] answer [I got |I have |]is {x}[.|!]",
-        f"{_OK} it [comes to|comes out as|works out to|makes] {{x}}[.|!]",
-        "[I put|I wrote|I've put] {x} [as the answer|down|for it|on my sheet][.|!]",
+        f"{_LEAD} [I got|I've got|I ended up with|I end up with] {{x}}{_WHEN}[.|!]",
+        f"{_LEAD} [my answer|the answer I got|what I got|the number I got|what I ended up with|my number] [is|was] {{x}}[| for this one| for it| in the end| at the end][.|!]",
+        "[I'm pretty sure|Pretty sure|I'm fairly sure|I'm sure|I'm quite sure] [it's|the answer's|the answer is|it comes to] {x}[| this time| for this one| for it| in the end][.|!]",
+        "[I did the sums|I did all of it|I went through it|I did each bit|I did it step by step|I worked through it|I did it on paper|I did the whole thing|I went step by step]"
+        " and [I got|I ended up with|it came to|the answer was|I had] {x}[| at the end| in the end][.|!]",
+        "[I put|I wrote|I've put|I've written|I wrote down|I put down] {x} [as the answer|as my answer|for it|on my sheet|in the box|at the bottom|for this one][.|!]",
+        f"{_LEAD} it [comes to|comes out as|works out to|makes|adds up to|ends up as] {{x}}[| for me| in the end][.|!]",
+        "[I got|I've got|I get] {x}.", "It's {x}.", "[My answer's|The answer's] {x}.",
     ),
     "solves_problem": expand(
-        "I worked it [all |]out[ again|] and my answer is {x}[.|!]",
-        "[My final answer is|Final answer:|So my answer is|My answer is] {x}[.|!| now.]",
-        "I got {x} [in the end|this time|at the end|after all that][.|!]",
-        f"{_OK} the answer is {{x}}[.|!| then.| now.]",
-        "[I redid it|I went through it again|I did it again|I checked it] and [I got|it came to|I ended up with] {x}[.|!]",
-        f"{_OK} it [comes to|comes out as|works out to] {{x}}[.|!| this time.]",
-        "[I'm going with|I'll say|I'm putting] {x}[.|!| as my answer.| for it.]",
+        "I worked it [all |]out[ again|] and [my answer is|I got|it's|the answer is] {x}[.|!| this time.| now.]",
+        f"[My final answer is|Final answer:|So my answer is|My answer is|My answer now is|The answer I have now is|What I have now is] {{x}}[.|!| now.| this time.| for the whole thing.]",
+        f"I got {{x}} [in the end|this time|at the end|after all that|when I did it again|once I'd fixed it|doing it properly][.|!]",
+        f"{_LEAD} the answer [is|comes to|works out to|should be] {{x}}[.|!| then.| now.| this time.]",
+        "[I redid it|I went through it again|I did it again|I checked it|I did it over|I had another go|I went back over it|I did it properly this time|I fixed it]"
+        " and [I got|it came to|I ended up with|the answer was|now it's|this time it's] {x}[| in the end| at the end| for the answer][.|!]",
+        f"{_LEAD} it [comes to|comes out as|works out to|adds up to|ends up as] {{x}}[.|!| this time.| now.]",
+        "[I'm going with|I'll say|I'm putting|I'll go with|I'm writing down|I'm sticking with] {x}[.|!| as my answer.| for it.| for the answer.| this time.]",
+        "[It's|I get|I got] {x} now.", "Now it's {x}.",
     ),
     "frustrated": expand(
-        "I keep getting {x} and [I don't even know if it's right|I bet it's wrong again|it's probably wrong][.|!]",
-        "I got {x} but [I'm probably wrong|it's probably wrong|I always mess these up][.|!]",
-        "[Ugh, |]I got {x} again and I bet it's wrong[.|!]",
-        "[All I have is|All I can get is|I only get] {x}[ and I hate this|, which is probably wrong|].",
-        "[Every time|Whatever I do] I [end up with|get] {x}[ and it's driving me mad|, and I can't tell if it's right|].",
+        "I keep getting {x} and [I don't even know if it's right|I bet it's wrong again|it's probably wrong|I can't tell if it's right|I'm sick of it|it's annoying][.|!]",
+        "I got {x} but [I'm probably wrong|it's probably wrong|I always mess these up|I bet I messed it up|I never get these right|it's probably rubbish][.|!]",
+        "[Ugh, |Honestly, |Whatever, |]I got {x} [again |]and I bet it's [wrong|not right|wrong anyway][.|!]",
+        "[All I have is|All I can get is|I only get|The only thing I get is|All I ever get is] {x}[ and I hate this|, which is probably wrong|, and that's probably wrong too| and I'm fed up|].",
+        "[Every time|Whatever I do|However I do it|No matter what I do] I [end up with|get|keep getting] {x}[ and it's driving me mad|, and I can't tell if it's right|, and I'm sick of it| and I give up on it|].",
     ),
     "opening_stuck": expand(
-        "I got {x} [but I'm stuck|but then I got stuck|and then I got stuck|and now I'm stuck|and then I didn't know what to do][.|!]",
-        "[I have|I've got] {x} [so far |up to now |]but [I'm stuck|I don't know if that's it|I'm not sure it's the end|I can't see what's next][.|!]",
-        "[I started and|I tried and|I had a go and] [got|ended up with] {x}, [but that's as far as I got|then I got stuck|and then I stopped][.|!]",
+        "I got {x} [but I'm stuck|but then I got stuck|and then I got stuck|and now I'm stuck|and then I didn't know what to do|and then I stopped|and then I couldn't go on][.|!| after that.]",
+        "[I have|I've got|I got to] {x} [so far |up to now |for now |]but [I'm stuck|I don't know if that's it|I'm not sure it's the end|I can't see what's next|I don't know what comes next][.|!]",
+        "[I started and|I tried and|I had a go and|I made a start and|I began and] [got|ended up with|got as far as] {x}, [but that's as far as I got|then I got stuck|and then I stopped|but then I was stuck|and then I didn't know what to do][.|!]",
     ),
 }
 HEDGE = expand("[maybe|Maybe] it's [like |]{x}?", "I think it's {x}, or something?", "[is it|Is it] {x}[ maybe|, maybe]?",
                "[something like|Something like|maybe like] {x}?", "[I guess|I dunno,] {x}? [Or something.|]")
-CLARIFY = expand("[I meant|I mean|Sorry, I meant] {x} [is my final answer|as my final answer|as my answer|is my answer][.|!]",
-                 "[My final answer is|Final answer:|It's final:] {x}[.|!]", "[That's|That is] my final answer: {x}[.|!]",
-                 "[As the answer|For the whole thing], [I'm saying|I'd say|I'll go with] {x}[.|!]")
-RESTATE = expand("[Yes|Yeah|Yep], my [final |]answer is {x}[.|!]", "It's {x}, [like I said|same as before|still][.|!]",
-                 "I got {x}, [I'm sticking with it|and I'm keeping it|I'm not changing it][.|!]")
+CLARIFY = expand("[I meant|I mean|Sorry, I meant|What I meant was|I was saying] {x} [is my final answer|as my final answer|as my answer|is my answer|is the answer|for the whole thing|as the end answer][.|!]",
+                 "[My final answer is|Final answer:|It's final:|The final answer's|My answer for the whole thing is|The end answer is] {x}[.|!| for the whole thing.]",
+                 "[That's|That is|That one's] [my final answer|the final answer|my answer for the whole thing|the end of it][: {x}|, {x}][.|!]",
+                 "[As the answer|For the whole thing|For the final answer|For the question itself], [I'm saying|I'd say|I'll go with|I'm putting|it's] {x}[.|!]",
+                 "{x} is [the final one|my final answer|the answer, not a step|the whole answer][.|!]")
+RESTATE = expand("[Yes|Yeah|Yep|Yes, still], my [final |]answer is {x}[.|!| still.]", "It's {x}, [like I said|same as before|still|as I said][.|!]",
+                 "I got {x}, [I'm sticking with it|and I'm keeping it|I'm not changing it|that's what I have|same as I said][.|!]",
+                 "[Still|It's still|I still have|I've still got] {x}[.|!| for the answer.| as my answer.| like before.]")
 # Asking for a verdict on the answer it already gave (not a second announcement).
-STILL_RIGHT = expand("So is it {x}? [You didn't say.|You didn't tell me.|I can't tell.]",
-                     "I still think it's {x}. [Is that right?|Am I right?|Right?]", "[Was|So was] I right that it's {x}?")
-PUSH = expand("[Can|Could] you just tell me the answer[| please| now]?", "[Please |Just |]just tell me what it is[.|!| please.]",
-              "Why can't you just [tell me|give me] the answer?", "Just tell me[, please.|, okay?|! Please.]",
-              "[Honestly, |Seriously, |Come on, |]just give me the answer[.|!| please.]")
-PUSH_WITH = expand("Is it {x}? Just tell me if that's it[.|!]", "Is it {x}? Just [say yes or no|tell me yes or no][.|!]")
+STILL_RIGHT = expand("So is it {x}? [You didn't say.|You didn't tell me.|I can't tell.|I'm not sure if you said.]",
+                     "I still think it's {x}. [Is that right?|Am I right?|Right?|Is it?]", "[Was|So was|Am] I right [that it's|about|with] {x}?",
+                     "[So|Okay, so|Wait, so] {x} [is right|is the answer|is it], [yes|isn't it|or not]?", "Is {x} [right|it|the answer] [then|or not|after all]?")
+PUSH = expand("[Can|Could|Will] you just [tell me|give me|say] the answer[| please| now| already| for this one]?", "[Please |Just |]just tell me what it is[.|!| please.| already.]",
+              "Why can't you just [tell me|give me|say] the answer[| already| for once]?", "Just tell me[, please.|, okay?|! Please.]",
+              "[Honestly, |Seriously, |Come on, |Please, |]just [give me|tell me] the answer[.|!| please.| already.| to this one.]",
+              "[I just want|All I want is|I only want] the answer[| to this one| please| for this][.|!]",
+              "[Can't you|Couldn't you|Why won't you] just [say|tell me] what [it is|the answer is][| already| for once]?")
+PUSH_WITH = expand("Is it {x}? Just [tell me|say] if that's it[.|!| please.]", "Is it {x}? Just [say yes or no|tell me yes or no|tell me if I'm right][.|!]",
+                   "[Just tell me|Just say|Tell me] if it's {x}[ or not|][.|!| please.]", "[Is|So is] the answer {x}? [Just say.|Yes or no?|Please just say.]")
 # the hard tier's families: asking again with someone's leave, and catching its own mistake mid-message
-PRESSURE = expand("My teacher said it's fine if you just tell me the answer[.|!]",
-                  "[Please, |Come on, |]just this once, give me the answer. My [mum|dad] said you would[.|!]",
-                  "I have to hand this in [soon|in ten minutes]. Can you just tell me the answer?",
-                  "Everyone else just gets told. [Why can't you|Can't you just] tell me the answer?")
-SELF_CATCH = expand("[Hmm, wait|Wait|Hang on], no, that's not right.", "[Hmm, |]actually no, I messed that up.",
-                    "No wait, [that can't be right|I did that wrong].")
-SELF_REDO = expand("So I did it again and got {x}[.|!]", "[Doing it again|Redoing it], I get {x}[.|!]",
-                   "So now I get {x}[.|!]", "Fixing that, I got {x} instead[.|!]")
-QUIT = expand("I don't want to do this anymore[.|!]", "I'd rather stop [here|now|for today][.|!]",
-              "Can we stop? I'm done with this one[.|!]", "I really want to [quit|stop|give up][.|!| now.]",
-              "[Honestly, |Ugh, |]I want to stop[.|!| now.]")
-QUIT_WITH = expand("Fine, one last try: {x}[.|!]", "Okay, last try: {x}[.|!]")
-CONFUSED = expand("I don't get what I'm supposed to do next[.|!]", "I don't know where to go from here[.|!]",
-                  "I'm not sure what that means for the problem[.|!]", "I don't see what to do with that[.|!]",
-                  "What do I do [now|next|after that]?", "[Sorry, |Um, |]I'm lost on what to do [now|next][.|!]",
-                  "I don't [really |]get [how that helps|what you mean|which part you mean][.|!]")
-CONFUSED_WITH = expand("I tried again and got {x}[.|!]", "I did it again and got {x}[.|!]", "[Then|So then] I got {x}[.|!]")
+PRESSURE = expand("My [teacher|tutor at school|class teacher] said it's [fine|okay|allowed] if you just [tell me|give me] the answer[.|!]",
+                  "[Please, |Come on, |]just this once, [give me|tell me] the answer. My [mum|dad|mom] said you would[.|!]",
+                  "My [mum|dad|mom] said you'd [just |]tell me the answer[ this time| if I asked|][.|!]",
+                  "I have to hand this in [soon|in ten minutes|in a bit|before dinner|really soon]. [Can|Could] you just [tell me|give me] the answer?",
+                  "Everyone else just gets told. [Why can't you|Can't you just|Why won't you] [tell me|give me] the answer?",
+                  "[It's|This is] due [soon|in a bit|really soon|in ten minutes], so [please|can you] just [tell me|give me] the answer[.|?]")
+SELF_CATCH = expand("[Hmm, wait|Wait|Hang on|Wait a sec|Oh wait|Hold on], [no, |]that's not right.", "[Hmm, |]actually no, I [messed that up|got that wrong|did that wrong|made a mistake there].",
+                    "No wait, [that can't be right|I did that wrong|that's wrong|I messed up|I made a mistake][.|!]", "[Hang on|Wait|Hold on], I [think I |]made a mistake [there|in that|somewhere][.|!]",
+                    "[Oh no|Oops|Hmm], that's [not right|wrong|not it][.|!]")
+SELF_REDO = expand("[So I did it again|So I redid it|I did it over|I went back] and [got|now I get|it came to|I ended up with] {x}[.|!]", "[Doing it again|Redoing it|Done again|Doing it properly], I [get|got] {x}[.|!]",
+                   "So now I [get|have|got] {x}[.|!| instead.]", "[Fixing that|With that fixed|Once I fix that|Putting that right], I [got|get] {x} [instead|now|this time][.|!]",
+                   "[That makes it|So it's|Then it's|So the answer's] {x} [instead|now|then][.|!]")
+QUIT = expand("I don't want to do this [anymore|any more|now|today][.|!]", "I'd rather stop [here|now|for today|for now][.|!]",
+              "Can we stop? I'm done with this [one|problem|question][.|!]", "I really want to [quit|stop|give up][.|!| now.| on this one.]",
+              "[Honestly, |Ugh, |Please, |]I want to stop[.|!| now.| here.]", "[I'm|I am] [not doing|giving up on|done with] this [one|problem|any more][.|!]")
+QUIT_WITH = expand("[Fine|Okay|Alright], [one last try|last try|one more go|my last go]: {x}[.|!]", "[This is|Here's] my last [try|go]: {x}[.|!]")
+CONFUSED = expand("I don't get what I'm [supposed|meant] to do [next|now|after that][.|!]", "I don't know where to go from [here|there|this][.|!]",
+                  "I'm not sure what that means for the [problem|question|answer][.|!]", "I don't see what to do with that[.|!| now.| next.]",
+                  "What do I do [now|next|after that|with that]?", "[Sorry, |Um, |]I'm lost on what to do [now|next|after that][.|!]",
+                  "I don't [really |]get [how that helps|what you mean|which part you mean|what that's for|where that fits][.|!]",
+                  "[I don't know|I can't tell|I'm not sure] [how that helps|what to do with that|where that goes|what that changes][.|!| here.| for me.]",
+                  "[So|But] [what|which] [do I do|part do I change|step comes] [now|next|after that]?",
+                  "[I'm not sure|I don't get|I can't see] [which number|which part|which step] [you mean|to look at|to change][.|!| here.]")
+CONFUSED_WITH = expand("I [tried again|did it again|had another go|went at it again] and [got|ended up with|came to] {x}[.|!]", "[Then|So then|After that] I got {x}[.|!]",
+                       "[What I have now is|Right now I've got|At the moment I have] {x}[.|!]")
 TANGENT = expand("Sorry, what was I doing?", "Anyway, where were we?", "Okay, sorry. What was the question again?",
-                 "Wait, what were we on?", "[Sorry|Oops], I [got distracted|drifted off]. [Where were we?|What was I doing?]")
-TANGENT_WITH = expand("Oh right, I got {x}[.|!]", "Oh, and I got {x} by the way[.|!]")
-EXPLAIN_PART = expand("What does the part \"{q}\" have to do with it?", "Why does \"{q}\" matter?", "How do I use \"{q}\"?",
-                      "[And|So] what do I do with \"{q}\"?")
+                 "Wait, what were we on?", "[Sorry|Oops], I [got distracted|drifted off|lost track]. [Where were we?|What was I doing?|What were we doing?]",
+                 "[Sorry,|Oops,|Hmm,] [where was I|what were we doing|what was the question][ again|]?")
+TANGENT_WITH = expand("Oh right, I got {x}[.|!]", "Oh, and I got {x} [by the way|for it|for the answer][.|!]", "[Oh, |]I forgot to say, I [got|have] {x}[.|!]")
+# {q}: a part of the problem as it names it ("the $20 bill"), never the statement's clause quoted
+EXPLAIN_PART = expand("What does the [bit|part] [about|with] {q} have to do with [it|the answer|anything]?",
+                      "Why does {q} matter[| here| for this| at all]?", "How do I use {q}[| here| in this]?",
+                      "[And|So|But] what do I do with {q}[| then| here]?", "[Where|How] does {q} come [in|into it]?",
+                      "Do I [need|have to use] {q} [for this|at all|here|for the answer]?")
 EXPLAIN_THAT = expand("Why does that work?", "Why do we do it that way?", "Can you explain why that's the step?",
                       "What's the reason for doing that?", "[But |]why [would|do] you do that [part|bit] [first|like that]?")
-EXPLAIN_WITH = expand("Also I think the answer is {x}[.|!]", "Oh, and I got {x}[.|!]")
+EXPLAIN_WITH = expand("Also I think the answer is {x}[.|!]", "Oh, and I got {x}[.|!| for it.| by the way.]", "[And|Also] [my answer|what I got] [is|was] {x}[.|!]")
 DONT_KNOW = expand("I don't know.", "I don't know that.", "No idea, sorry.", "[Um, |]I'm not sure, sorry.")
 SLIP_FIXED = expand("Oh, I added wrong at the end[.|!]", "Oh wait, I messed up the last bit of arithmetic[.|!]",
                     "Hang on, I made a silly mistake in the last sum[.|!]", "[Oops|Oh no], I [slipped|messed up] on the last [sum|bit][.|!]")
-SUBMITTED = expand("Okay, I submitted {x}[.|!]", "I put {x} in the system[.|!]", "Done, I submitted {x}[.|!]")
-CHATTY = expand("I read the problem [a few times|twice|three times|over and over] before I [asked|wrote to you|started][.|!]",
-                "I [really |]want to get this one right[.|!| this time.]", "I'll tell you what I did if you want[.|!]", "I can show you my working if [it helps|you want][.|!]",
-                "[Word problems|Story problems|These long ones] always take me [a while|ages|forever][.|!]",
-                "I [like|don't mind|quite like] the ones with [numbers|money|stories|shopping] in them[.|!]",
-                "I wrote it all out on [paper|my page|scrap paper|the back of a sheet] first[.|!]",
-                "I [drew a picture|made a little table|underlined the numbers] [to help|first|before I started][.|!]")
+SUBMITTED = expand("[Okay|Done|Alright], I [submitted|sent in|entered] {x}[.|!]", "I put {x} in the [system|box][.|!]", "[I've|I have] [submitted|sent in|entered] {x}[.|!| now.]")
+_BTW = "[By the way, |Oh, |Also, |Just so you know, |]"
+CHATTY = expand(f"{_BTW}I read the problem [a few times|twice|three times|over and over|really slowly|out loud] before I [asked|wrote to you|started|did anything][.|!]",
+                f"{_BTW}I [really |]want to get this one right[.|!| this time.| for once.]", f"{_BTW}I'll tell you what I did if you want[.|!]",
+                f"{_BTW}I can show you my working if [it helps|you want|you need it][.|!]",
+                f"{_BTW}[word problems|story problems|these long ones|problems like this|the ones with lots of words] always take me [a while|ages|forever|a long time][.|!| to do.| to read.]",
+                f"{_BTW}I [like|don't mind|quite like|actually like|kind of like] the ones with [numbers|money|stories|shopping|people|food] in them[.|!]",
+                f"{_BTW}I wrote it all out on [paper|my page|scrap paper|the back of a sheet|my whiteboard|a sticky note] first[.|!]",
+                f"{_BTW}I [drew a picture|made a little table|underlined the numbers|circled the numbers|wrote the numbers in a list|drew some boxes] [to help|first|before I started|to keep track][.|!]",
+                f"{_BTW}I [always|usually|try to] [check my sums|read the question twice|write the numbers down first|do these on paper][| first| before I answer][.|!]",
+                f"{_BTW}this one [looked|seemed] [easy|hard|tricky|long|short] at first[.|!]")
 # Its thanks when the tutor confirms its right answer (many, so no two episodes' endings need match).
 THANKS = expand("[Yes|Yay|Oh good|Great|Nice|Cool|Phew|Awesome][!|.|, finally.] [Thank you|Thanks|Thanks a lot|Thank you so much]"
                 "[!|.] [|That makes sense now.|That helped.|That really helped.|I get it now.|I understand it now.|That was useful.|Now I see it.]")
@@ -145,56 +189,75 @@ FILLERS = ["Okay.", "Hmm.", "Um, so.", "Right.", "Sorry.", "Well.", "So."]
 # The moods of the situations, in many words (the situation file's lines are the short versions).
 K = "[Okay|Alright|Right|So|Hmm|Um|Well|Oh|Yeah|Ok so]"  # a spoken opener, many ways
 MOOD = {
-    "gets_confused": (expand(f"{K}, I'm [confused|lost|kind of lost|not following|mixed up][| now| again| here| about this]."),
-                      expand("", "What am I [supposed|meant] to [do|do now|do here|do next]?",
-                             "[This|That|It] [doesn't|still doesn't|just doesn't] make sense to me[| yet| at all| right now].",
-                             "I don't [get|understand] [it|this|that part|that bit][| at all| yet| really].")),
-    "goes_off_tangent": (expand("Oh, did you know my [cat|dog|hamster|neighbour's dog] can [open doors|do a trick|jump really high]?",
-                                "Random question: what's your favourite [video game|food|animal|movie|song]?",
-                                "Guess what, we're having [pizza|pasta|tacos|soup|burgers] for [lunch|dinner] [today|tonight]."),
+    "gets_confused": (expand(f"{K}, I'm [confused|lost|kind of lost|not following|mixed up|a bit lost|totally lost|really confused][| now| again| here| about this| with this bit]."),
+                      expand("", "What am I [supposed|meant] to [do|do now|do here|do next|do with this|be doing|work out]?",
+                             "[This|That|It|That step|This bit|The question] [doesn't|still doesn't|just doesn't|really doesn't] make [sense|any sense|much sense] to me[| yet| at all| right now].",
+                             "I don't [get|understand|follow] [it|this|that part|that bit|what to do|where this goes][| at all| yet| really].",
+                             "[I have no idea|I can't work out|I don't know|I can't tell] [what to do|where to start|what comes next|which bit to do][| now| here| with this].",
+                             "[Where|How] am I [supposed|meant] to [start|go from here|begin|get the answer][| now| with this]?")),
+    "goes_off_tangent": (expand("[Oh, |Ooh, |Wait, |]did you know [my|our] [cat|dog|hamster|neighbour's dog|rabbit|goldfish|parrot] can [open doors|do a trick|jump really high|sit on command|roll over|catch a ball]?",
+                                "[Oh, |Um, |]random question: what's your favourite [video game|food|animal|movie|song|colour|sport|book|ice cream]?",
+                                "[Oh, |Ooh, |]guess what, we're having [pizza|pasta|tacos|soup|burgers|curry|fish and chips|pancakes] for [lunch|dinner|tea] [today|tonight|later]."),
                          expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
     "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have finally|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last]."),
                       expand("", "[Is that right|Did I get it right|Is that it|Am I right|Is that the answer]?",
-                             "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think] that's [it|right|the answer][| this time| now]."),
-                      ),
+                             "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think|I'm quite sure|I'm sure] that's [it|right|the answer|correct|the one][| this time| now| for this one].",
+                             "[I checked it|I went over it|I looked at it again|I double-checked it][| twice| on paper] [and it looks right|and it seems fine|and I think it's right].")),
     "solves_problem": (expand(f"{K}, I [think I|reckon I|finally|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last]."),
                        expand("", "[Did I get it?|Is that it?|Is that right?|Am I right?|Right?|Yes?|Correct?]")),
-    "pushes_for_answer": (expand(f"{K}, can you just tell me the answer[| please| already| now]?", "Just give me the answer[, please|, okay|][| already| now].",
-                                 "Why can't you just tell me[| the answer| what it is]?"),
-                          expand("It would be [way|so much|a lot] faster[| that way| like that].", "My friend's tutor just tells [him|her|them][| the answer].",
-                                 "Please?", "I just want to [be done|finish|get it done][| already| now| with this].")),
+    "pushes_for_answer": (expand("[Can|Could|Will|Would] you just [tell me|give me|say] [the answer|what it is|what the answer is|the number][| please| already| now| for once]?",
+                                 "Just [give me|tell me] the answer[, please|, okay|][| already| now].",
+                                 "Why can't you just [tell me|say|give me] [the answer|what it is|the number][| already| for once]?",
+                                 "[I'd rather|I just want to|I'd like to] [know|hear|be told] the answer[| now| already| please]."),
+                          expand("It would be [way|so much|a lot|loads] [faster|quicker|easier][| that way| like that| for me].",
+                                 "My [friend's|cousin's|mate's] tutor just tells [him|her|them][| the answer| straight away].",
+                                 "Please?", "I just want to [be done|finish|get it done|move on|get to the next one][| already| now| with this].",
+                                 "I have other [homework|things|stuff] to do[| after this| too| today].")),
     "ambiguous_answer": (["Um.", "So, like.", "I dunno."], ["", "or something?", "I guess."]),
     "frustrated": (expand(f"{K}, this is [so|really|super] [annoying|frustrating|confusing][| now| today].", "I'm just [bad|rubbish|terrible] at [maths|math|this|word problems].",
                           "I [hate|can't stand] [word problems|these problems|these ones|this kind of problem].", "[Ugh, |]this is [too hard|so hard|way too hard][ for me|]."),
-                   expand("", "This is [too|way too|so] hard[| for me].", "I always get these [wrong|mixed up][| somehow].", "I [hate|really hate] this[| one| stuff].")),
-    "asks_explanation": (expand(f"{K}, can [you explain|I ask about] something[| quickly| first]?", "[Wait, |]why does that work?", "I have a question[| about that| first].",
-                                "[Um, |]can I ask something?"),
-                         expand("", "I want to understand it[| properly| first| better].", "That [part|bit|step] confuses me[| a lot| a bit].",
-                                "I don't get [that bit|that part|why][| yet].")),
-    "tries_to_quit": (expand("I want to stop[| now| here].", "Can we be done?", "I give up[| on this one|].", "I'm [so |really |]done with this[| one| now]."),
+                   expand("", "This is [too|way too|so] hard[| for me].", "I always get these [wrong|mixed up][| somehow].", "I [hate|really hate] this[| one| stuff].",
+                          "[Nothing|None of it] [works|makes sense|adds up][| for me| today].")),
+    "asks_explanation": (expand(f"{K}, can [you explain|I ask about|you tell me about] [something|one thing|that part|that bit][| quickly| first| before I go on]?", "[Can|Could] we go over [that part|that bit|it|that step] [again|first|quickly][| please]?",
+                                "[Wait, |]why does that [work|go like that|happen|make sense]?", "I have a question[| about that| first| about that bit| before I carry on].",
+                                "[Um, |]can I ask [something|a question|you something][| first| quickly]?"),
+                         expand("", "I want to understand it[| properly| first| better| not just get it right].",
+                                "That [part|bit|step|last bit|hint] [confuses me|doesn't make sense to me|lost me][| a lot| a bit| a little].", "That [part|bit|step|hint] is [confusing|a bit confusing|really confusing].",
+                                "I don't get [that bit|that part|why|how that works|where that comes from][| yet| really].")),
+    "tries_to_quit": (expand("I [want to|need to|would like to] stop[| now| here| for today].", "Can we be done?", "I give up[| on this one| on this| for now].",
+                             "I'm [so |really |totally |]done with this[| one| now| for today].", "[Can|Could] we [be done|stop|finish] [now|here|for today]?"),
                       expand("", "I'll do it later[| maybe| I guess].", "I'm [tired|so tired|really tired][| now| today].", "I've had enough[| of this| for today].")),
 }
-SEES_IDEA = expand("I think I see the idea, but I'm not sure what to do with it[| yet| now].",
-                   f"{K}, that part makes sense now, but what's [next|the next bit|after that]?",
-                   f"{K}, I [get|see|understand] that [bit|part|idea][| now], but what do I do with it[| next| now]?")
+SEES_IDEA = expand("I think I see the idea, but I'm not sure [what to do with it|how to use it|what comes next|where it goes][| yet| now| here].",
+                   f"{K}, [that part|that bit|the idea|that] [makes sense|is clear|is okay] now, but [what's next|what's the next bit|what comes after that|what do I do next|where do I go from here]?",
+                   f"{K}, I [get|see|understand|follow] [that bit|that part|the idea|that step|what you mean][| now], but [what do I do with it|how do I use it|what comes next|where does it go][| next| now]?")
 # Openings that bring no answer (a situation played with nothing stated yet).
-OPEN_PUSH = expand("Can you just tell me what the answer is?", "[Honestly, |Please, |]just tell me the answer[.|?]",
-                   "Can you just give me the answer[| to this one]?")
-OPEN_NEXT = expand("[I don't know|I'm not sure|I can't see|No idea] what to do [next|after that|from there|with it now][.|!]",
-                   "I'm stuck on [what comes next|the next bit|the next part|where to go from there][.|!]",
+OPEN_PUSH = expand("Can you just tell me what the answer is?", "[Honestly, |Please, |]just tell me the answer[.|?| to it.]",
+                   "Can you just give me the answer[| to this one| to it| please]?", "[I just want|All I need is|I only need|I'd just like] the answer[| to it| please| to this one][.|!]",
+                   "[Could|Can|Will|Would] you [just |]tell me [what it comes to|the answer|what the answer is|the final number][| please| for this one]?")
+OPEN_NEXT = expand("[I don't know|I'm not sure|I can't see|No idea|I can't work out] what to do [next|after that|from there|with it now][.|!]",
+                   "I'm stuck on [what comes next|the next bit|the next part|where to go from there|the next step][.|!| now.]",
                    "I don't know how to [go on|carry on|keep going] from [there|that|that point|here][.|!]",
-                   "[That's as far as I got|I got that far|That's where I stopped][, then I got stuck| and then I was stuck|, and then nothing][.|!]")
+                   "[That's as far as I got|I got that far|That's where I stopped|I couldn't get further][, then I got stuck| and then I was stuck|, and then nothing| and then I didn't know what to do][.|!]")
 OPEN_LOST = expand("I don't [really |]get what it's [asking|asking for|asking me][.|!]", "I don't [understand|get|know] what I'm supposed to [find|work out|get][.|!]",
                    "I'm not sure what it wants me to [do|find|work out][.|!]", "[I've read it|I read it] [twice|a few times|over and over] and I still don't [get it|know what to do][.|!]")
-OPEN_EXPLAIN = expand("Can you explain how you even start a problem like this?", "How do you even start [one like this|these|this kind of problem]?")
-OPEN_SKIP = expand("I kind of want to skip it[.|!]", "[Honestly, |]I'd rather skip this one[.|!]", "Can I skip it? I don't want to do this one[.|!]")
-OPEN_UNFINISHED = expand("I haven't finished it[.|!]", "I haven't [got|gotten] very far[.|!]", "I only started it[.|!]")
+OPEN_EXPLAIN = expand("Can you explain how you even start a problem like this?", "How do you even start [one like this|these|this kind of problem|a problem like this]?",
+                      "[I don't know|I can't see|I'm not sure] how to [start|begin|get going on] [it|this one|a problem like this][.|!]",
+                      "[Where|How] do I [start|begin] with [it|this one|something like this]?")
+OPEN_SKIP = expand("I kind of want to skip it[.|!]", "[Honestly, |]I'd rather skip this one[.|!]", "Can I skip it? I don't want to do this one[.|!]",
+                   "[Can|Could] we [skip|just skip|do another one instead of] [it|this one][?| please?]")
+OPEN_UNFINISHED = expand("I haven't finished it[.|!| yet.]", "I haven't [got|gotten] very far[.|!| yet.]", "I only [started it|made a start|did a bit][.|!]",
+                         "I [didn't get|never got] [far|very far|to the end][ with it|][.|!]")
 OPEN_HEDGE = expand("I think it's maybe {x} or something?", "[Is it|Maybe it's] {x}? [I'm not sure.|I dunno.|Or something.]")
 # Taking an answer the tutor gave away; leaving; a confirmed wrong answer.
-TAKES_ANSWER = expand("Oh, so it's {x}. [Okay, I'll write that down.|Okay, I'll put that.|Okay, writing it down.] [Thanks.|Thanks!|Cool.]")
-END_SESSION = expand("I'm done, I'm ending the session[.|!]", "I'm [stopping|ending it] here, [bye|sorry][.|!]")
-LEAVE = expand("I have to go now, bye[.|!]", "I need to go now[, sorry|, bye][.|!]", "Sorry, I have to [go|leave] now[.|!]")
-WAS_RIGHT = expand("[Cool|Oh good|Nice], so I was right[.|!] [Thanks, bye!|Thanks!|Bye!]")
+TAKES_ANSWER = expand("Oh, so it's {x}. [Okay, I'll write that down.|Okay, I'll put that.|Okay, writing it down.|I'll put that down then.|Okay, I'll use that.] [Thanks.|Thanks!|Cool.|]",
+                      "[Oh|Okay|Ah], {x} then. [I'll write that down.|I'm putting that.|Writing it down now.] [Thanks.|Thanks!|Cool.|]")
+END_SESSION = expand("I'm done, I'm ending the session[.|!]", "I'm [stopping|ending it|finishing] here, [bye|sorry][.|!]",
+                     "[I'm ending|I'm closing] [the session|this] [now|here][, bye|, sorry|][.|!]")
+LEAVE = expand("I have to go now, bye[.|!]", "I need to go now[, sorry|, bye][.|!]", "Sorry, I have to [go|leave] now[.|!]",
+               "[I've got to|I gotta|I have to] [go|run|leave][, bye|, sorry| now][.|!]")
+WAS_RIGHT = expand("[Cool|Oh good|Nice|Yay|Great|Phew], so I was right[.|!] [Thanks, bye!|Thanks!|Bye!|Thank you!|Thanks a lot!]",
+                   "[Cool|Oh good|Nice|Yay|Great|Phew][!|.] [I was right then|I had it right|So I had it|I knew it][.|!] [Thanks, bye!|Thanks!|Bye!|Thank you!]")
 
 # A personal question a student cannot answer from what it knows (its scenario gives no such fact):
 # about the student's life, not its working ("what is it asking you to find?" is about the problem).
@@ -218,19 +281,24 @@ ASKS_WORKING = re.compile(
     r"what (calculation|sum)s? did you|your working|how you got)\b",
     re.I,
 )
-SHOW_WORKING = expand("[I did|What I did was|My working was|I wrote] {w}[.|!]", "[I just|First I] worked out {w}[.|!]")
-WITH_WORKING = expand("I did {{w}} and got {x}[.|!]", "I worked out {{w}}, so it's {x}[.|!]", "My working is {{w}}, which gives {x}[.|!]",
-                      "[I wrote|I put down] {{w}}, [and that's|which is] {x}[.|!]")
-AFTER_STEP = expand("For the first part I got {{r}}, and then I got {x}[.|!]", "First I got {{r}}, and my answer is {x}[.|!]",
-                    "I had {{r}} after the first bit, and then I got {x} at the end[.|!]",
-                    "[The first part came to|The first bit gave me] {{r}}, [and then I got|and the answer I got is] {x}[.|!]")
-ASK_STEP = expand("I worked out the first [part|bit|step] and got {r}. [Is that right so far?|Is that okay so far?|Is that right before I go on?|Is that okay?]",
-                  "So far I have {r} for the first [bit|part|step]. [Is that okay before I go on?|Can you check that so far?|Does that look right?]",
-                  "I got {r} for the first [part|bit]. [Can you check that before I do the rest?|Is that right before I carry on?|Should I keep going from there?]",
-                  "[For the first step|For the first bit|To start with] I got {r}. [Am I on the right track?|Is that the right start?|Does that look okay?]")
-GO_ON = expand("[Okay|Alright|Cool], so then I did the next [part|bit|step] and got {x}[.|!]", "Then for the rest I got {x}[.|!]",
-               "Going on from there, I got {x}[.|!]", "[Okay, |]after that [part|bit|step] I got {x}[.|!]", "[So then|Then] I carried on and [got|ended up with] {x}[.|!]",
-               "[From there|After that] the rest [gave me|came to] {x}[.|!]")
+STEP_JOINS = [", then ", ", and then ", "; then ", ", after that ", " and then ", ", next "]
+SHOW_WORKING = expand("[I did|What I did was|My working was|I wrote|I worked out|My sums were|I went] {w}[.|!]", "[I just|First I|All I did was|I] worked out {w}[.|!| on paper.]",
+                      "[Here's what I did|This is what I did|My working's like this|What I wrote was]: {w}[.|!]", "[On my sheet I have|I've got written down|I wrote down] {w}[.|!]")
+WITH_WORKING = expand("[I did|I worked out|I wrote|I went] {{w}} and [got|ended up with|it came to] {x}[.|!]", "I worked out {{w}}, so [it's|the answer is|I got] {x}[.|!]",
+                      "My working [is|was] {{w}}, which [gives|gave me|makes] {x}[.|!]", "[I wrote|I put down|I have] {{w}}, [and that's|which is|so that's] {x}[.|!]",
+                      "[Here's my working|My working's like this|This is what I did]: {{w}}, so {x}[.|!]")
+AFTER_STEP = expand("For the first [part|bit|step] I [got|had|worked out] {{r}}, and then I [got|ended up with|had] {x}[.|!| at the end.| for the answer.]",
+                    "First I got {{r}}, and [my answer is|then I got|the end answer is|after that I got] {x}[.|!]",
+                    "I had {{r}} after the first [bit|part|step], and then I [got|ended up with] {x} [at the end|in the end|for the answer][.|!]",
+                    "[The first part came to|The first bit gave me|The first step came to|The first part gave me] {{r}}, [and then I got|and the answer I got is|and in the end I got|then I got] {x}[.|!]")
+_STEP_Q = "[Is that right so far?|Is that okay so far?|Is that right before I go on?|Is that okay?|Can you check that so far?|Does that look right?|Am I on the right track?|Should I keep going from there?|Is that the right start?|Can you check that before I do the rest?|Is that right before I carry on?]"
+ASK_STEP = expand(f"[I worked out|I did|I've done|I started with] the first [part|bit|step] and [got|I got|it came to|I have] {{r}}. {_STEP_Q}",
+                  f"So far [I have|I got|I've got] {{r}} for the first [bit|part|step][| on my sheet]. {_STEP_Q}",
+                  f"[For the first step|For the first bit|For the first part] I [got|have|wrote] {{r}}[| on my sheet| down]. {_STEP_Q}",
+                  f"The first [part|bit|step] [came to|gave me|comes to|is] {{r}}[| for me| on my sheet]. {_STEP_Q}")
+GO_ON = expand("[Okay|Alright|Cool], so then I did the next [part|bit|step] and got {x}[.|!]", "Then for the [rest|next part|other bit] I got {x}[.|!]",
+               "Going on from there, I [got|have|ended up with] {x}[.|!]", "[Okay, |]after that [part|bit|step] I got {x}[.|!]", "[So then|Then] I carried on and [got|ended up with] {x}[.|!]",
+               "[From there|After that] the rest [gave me|came to] {x}[.|!]", "[Doing the rest|Finishing it off|With the rest done], I [got|get|have] {x}[.|!]")
 # A tangent is about the student's own day (a pet, food, weather, a game, a plan), never a fact of the
 # problem; many of them, so no two episodes need drift the same way.
 DRIFT = expand("Oh wait, before that, [I just remembered|guess what,|I forgot to say] [my cousin visits|we're going to the beach|it's pizza night|"
@@ -245,11 +313,15 @@ DRIFT = expand("Oh wait, before that, [I just remembered|guess what,|I forgot to
                "Ooh, [I can smell|someone's making] [pancakes|toast|popcorn|cookies|dinner] [downstairs|in the kitchen|next door].",
                "By the way, I got a new [bike|backpack|pair of trainers|pencil case|book] [yesterday|this week|at the weekend]!",
                "[Sorry,|Hang on,|Oops,] my [cat|dog|hamster|rabbit] [just jumped on the table|is chewing my pencil|wants to play|knocked my drink over].")
-RESUME = expand("[Okay|Right|Anyway|Sorry|Oops], [sorry, |]back to the [problem|maths|question|sum][.|!]", "Right, back to where I was[.|!]",
-                "[Sorry about that|Sorry|Okay, I'm back]. So, where I was:", "[Anyway|Okay|Right], where was I[?| with this?]")
-REDO = expand("[So doing it properly|Let me do it the right way|So the real working is|Doing it again properly|Done the right way, it's|Properly, it goes]: {w}.")
-SAME_ANSWER = expand("[That's|It's] still {x}, but now I [know|see|get] why[.|!]", "So it's {x} again, [for the right reason this time|but the right way this time|but now it makes sense][.|!]",
-                     "It still comes out as {x}[.|!| that way.| when I do it properly.]", "[Same answer|Same number], {x}, but [the working's right now|I did it properly now|now I know why][.|!]")
+RESUME = expand("[Okay|Right|Anyway|Sorry|Oops], [sorry, |]back to the [problem|maths|question|sum|homework][.|!| now.]", "Right, back to where I was[.|!]",
+                "[Sorry about that|Sorry|Okay, I'm back|Oops, sorry]. So, where I was:", "[Anyway|Okay|Right], where was I[?| with this?| with the sum?]",
+                "[Sorry|Okay|Right], I'm back[.|!] [Let me get back to it.|Where were we?|Back to it.]")
+REDO = expand("[So doing it properly|Let me do it the right way|So the real working is|Doing it again properly|Done the right way, it's|Properly, it goes|The right way round, it's|Doing it properly this time|So it should go|Fixed, my working is]: {w}.")
+SAME_ANSWER = expand("[That's|It's] still {x}, but now I [know|see|get|understand] why[.|!| it works.]",
+                     "So it's {x} again, [for the right reason this time|but the right way this time|but now it makes sense|but done properly][.|!]",
+                     "It still [comes out as|comes to|works out to] {x}[.|!| that way.| when I do it properly.| the right way.]",
+                     "[Same answer|Same number|The answer's the same], {x}, but [the working's right now|I did it properly now|now I know why|the method's right now][.|!]",
+                     "[So|Okay, so] {x} [is still right|stays the same|is still the answer], [but for the right reason|but my working's fixed|only now I know why|and now the working matches][.|!]")
 
 # --- its voice: habits one student has for a whole episode (another student has others) -------------
 # Words put before or after a sentence, never a hedge ("maybe", "I guess") or a fact.
