@@ -50,12 +50,16 @@ QUIT = re.compile(
     r"can we stop|had enough)\b", re.I)
 FRUSTRATED = re.compile(
     r"\b(ugh|annoying|confusing|hate|can'?t stand|bad at|rubbish at|terrible at|frustrat\w*|too hard|so hard|always get these (wrong|mixed up)|"
-    r"don'?t even know|mess these up)\b", re.I)
+    r"don'?t even know|mess these up|nothing (adds up|works|makes sense)|none of (it|this) (works|adds up|makes sense)|"
+    r"driving me (mad|crazy|nuts|up the wall)|I bet it'?s wrong|(whatever|no matter what|however) I do|sick of|fed up|"
+    r"give up|my head hurts|I'?ll never)\b", re.I)
 EXPLAIN = re.compile(r"\b(why do|why does|explain|what does .{0,30} mean|how do you even)\b", re.I)
+# On the problem: a number, or a word of maths or of the task ("got", "work", "number" alone are not:
+# "I got a new backpack", "board games with numbers in them")
 MATHY = re.compile(
-    r"\b(problem|answer|step|got|multiply|divide|add|subtract|number|question|work|solve|minutes|dollars|percent|hundred|"
-    r"fraction|part|sum|operation|story|hour|bottom|denominator|left over|units?|next|makes sense|wrong|mistake|"
-    r"first|rest|total|each|per|cost|price|count)\w*|\d", re.I)
+    r"\b(problem|answer|step|multiply|divide|add|subtract|question|solv|minutes|dollars|percent|hundred|"
+    r"fraction|sum|operation|hour|denominator|left over|makes sense|wrong|mistake|"
+    r"total|per|cost|price|working|calculat)\w*|\d", re.I)
 
 
 # A calculation the student shows ("100 - 30", "(2 + 2) x 5"): what check_answer's ``working`` takes.

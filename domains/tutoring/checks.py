@@ -83,6 +83,8 @@ VERDICT_POS = re.compile(
     rf"\b((that'?s|that is|it'?s|it is|{_PART}is|you'?re|you are) (correct|right)|correct!|{_NOT_ASKED}you (got|solved) it|well done|you did it)\b",
     re.I)
 VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right|it)|nope)\b", re.I)
+# A verdict that the answer is still to come ("isn't it yet", "not correct yet", "not quite there yet")
+NOT_YET = re.compile(r"\b(?:isn'?t it|is not it|not (?:quite )?(?:correct|right|there|it)|not quite)\s+yet\b", re.I)
 # Judging a value as not the quantity asked for ("20 isn't the sale price", "that's not your answer").
 NOT_THE_ANSWER = re.compile(
     r"\b(\d[\d.,]*|that|it|this)\s*(isn'?t|is not|'s not|are not|aren'?t)\s+(the|your)\s+(?!only\b|same\b|case\b|end\b|way\b|whole\b)\w+", re.I)
@@ -396,7 +398,8 @@ def accurate(events, idx, params, context=None):
     if ok is False and right_step(events, idx, k):
         # a right step: calling it right is true, calling it wrong is false ("20 isn't the sale
         # price" is true of the discount, so only a verdict on the value itself counts)
-        if VERDICT_NEG.search(reply) and not VERDICT_POS.search(reply):
+        # "not ... yet" and "isn't it yet" say the answer is still to come, which is true of a step
+        if VERDICT_NEG.search(NOT_YET.sub(" ", reply)) and not VERDICT_POS.search(reply):
             return "VIOLATED", "calls a right step wrong" + (" though check_answer shows it is a step's result" if c is not None else "")
         return "FOLLOWED", "no false statement found in the reply (the student's value is a right step)"
     if ok is False and VERDICT_POS.search(reply) and not VERDICT_NEG.search(reply):

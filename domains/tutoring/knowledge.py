@@ -248,8 +248,10 @@ NAMED_VALUE = re.compile(rf"\d(?:[\d.,]*\d)?%?\s+(?!(?:{_FUNCTION})\b)[a-z]{{3,}
 # working shown: an operation between two numbers ("25% of 80", "4.20 / 6", "3 x 4")
 SHOWN_CALC = re.compile(r"\d%?\s*(?:[x×*/÷+−-]|of|times|divided by|plus|minus)\s*\$?\d", re.I)
 
-# A value offered as a step of the way, not as the answer.
-AS_STEP = re.compile(r"\b(step|so far|first (part|bit|step)|for the first|part one|halfway|to start( with)?|to begin with)\b", re.I)
+# A value offered as a step of the way, not as the answer ("step by step" is how it worked, not what
+# the value is; "to start" in "how do I start this one" is not a value's).
+AS_STEP = re.compile(r"\b(step(?! by step)(?<!by step)|so far|first (part|bit|step)|for the first|part one|halfway|"
+                     r"to start with|to begin with|up to now|as far as I got|got as far as)\b", re.I)
 
 
 def leaks(reply: str, k: Known, given: set[Fraction]) -> list[Fraction]:

@@ -29,7 +29,8 @@ lines come from the domain's words (greeting, closing) and replies (``envs.actor
    a situation's line twice in an episode.
 
 The drawn situation's lines wrap the message where they fit (``envs.actors.enactment``);
-when the situation cannot be played at this point the reply says so (``relabel``).
+when the situation cannot be played at this point the reply says so (``relabel``). The module
+is long because these seven behaviours are one reply function, read best in one place.
 """
 
 from __future__ import annotations
