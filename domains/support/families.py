@@ -691,6 +691,31 @@ def _units(it: dict) -> str:
     return f"the {it['name']}" if n == 1 else f"the {it['name']} (I ordered {['', '', 'two', 'three'][n]} of them)"
 
 
+def _refund_decision(inst: Instance, both: str = "") -> dict:
+    """The answer to "Shall I refund ...?" or "refund or replacement?" after a quote: a yes with the
+    choice in it, to the card paid with."""
+    brand = inst.customer["brand"]
+    return {"id": "decision", "topic": "remedy", "fact": inst.phrase(
+        ["yes, ", "yes please, ", "okay, yes: ", "yeah, "],
+        [f"refund them, back to my {brand} card.", f"I'll take the refund to my {brand}{both}.",
+         f"refund those to the {brand} I paid with."])}
+
+
+def _units_refunded_earlier(inst: Instance, o: Order, line: dict, units: int) -> None:
+    """``units`` of ``line`` refunded a day after delivery, recorded with its units (``refund_lines``)
+    and on the line (``refund_id``), as ``refund_items`` records a partial refund."""
+    rid = int(f"7{o.id[2:]}")
+    placed = next(r["row"]["placed_at"] for r in inst.rows if r["table"] == "orders" and r["row"]["id"] == o.id)
+    when = dt.datetime.strptime(placed, "%Y-%m-%d %H:%M:%S") + dt.timedelta(days=o.placed_gap + 1)
+    inst.rows.append({"table": "refunds", "row": {
+        "id": rid, "order_id": o.id, "charge_id": None, "amount_cents": units * line["unit_price_cents"],
+        "destination": "original_payment", "reason": "damaged", "status": "completed",
+        "created_at": f"{when:%Y-%m-%d %H:%M:%S}", "expected_post_by": f"{(when + dt.timedelta(days=7)).date()}"}})
+    inst.rows.append({"table": "refund_lines", "row": {"id": rid, "refund_id": rid, "order_item_id": line["id"],
+                                                         "units": units}})
+    next(r["row"] for r in inst.rows if r["table"] == "order_items" and r["row"]["id"] == line["id"])["refund_id"] = rid
+
+
 def refund_amount_quote(inst: Instance) -> dict:
     """The customer asks what a refund of two damaged lines comes to before deciding: the quantity of
     one line counts, and the shipping fee comes back only when the refund covers every open item."""
@@ -724,13 +749,7 @@ def refund_amount_quote(inst: Instance) -> dict:
                                     "come to altogether?",
                                     f"what's the total I'd get back for the {_noun(hit[0]['name'])} and the "
                                     f"{_noun(hit[1]['name'])}?"]),
-            "hidden_facts": inst.identity_facts() + [
-                # the answer to "Shall I refund ...?" or "refund or replacement?": a yes with the choice in it
-                {"id": "decision", "fact": inst.phrase(["yes, ", "yes please, ", "okay, yes: ", "yeah, "],
-                                                       [f"refund them, back to my {inst.customer['brand']} card.",
-                                                        f"I'll take the refund to my {inst.customer['brand']} for both.",
-                                                        f"refund those to the {inst.customer['brand']} I paid with."]),
-                 "topic": "remedy"}],
+            "hidden_facts": inst.identity_facts() + [_refund_decision(inst, " for both")],
             "more_requests": [cancel_line(inst, b.id)],
             "max_turns": 34,
         },
@@ -1017,16 +1036,7 @@ def partial_units(inst: Instance) -> dict:
         if r["table"] == "home_deliveries" and r["row"]["order_id"] == a.id:
             r["row"]["damaged_items"] = f"{_COUNT[k + earlier]} of the {_COUNT[qty]} {_plural(line['name'])}"
     if earlier:  # one unit refunded a week after delivery, recorded with its unit
-        rid = int(f"7{a.id[2:]}")
-        placed = next(r["row"]["placed_at"] for r in inst.rows if r["table"] == "orders" and r["row"]["id"] == a.id)
-        when = dt.datetime.strptime(placed, "%Y-%m-%d %H:%M:%S") + dt.timedelta(days=a.placed_gap + 1)
-        inst.rows.append({"table": "refunds", "row": {
-            "id": rid, "order_id": a.id, "charge_id": None, "amount_cents": line["unit_price_cents"],
-            "destination": "original_payment", "reason": "damaged", "status": "completed",
-            "created_at": f"{when:%Y-%m-%d %H:%M:%S}", "expected_post_by": f"{(when + dt.timedelta(days=7)).date()}"}})
-        inst.rows.append({"table": "refund_lines", "row": {"id": rid, "refund_id": rid, "order_item_id": line["id"],
-                                                             "units": 1}})
-        next(r["row"] for r in inst.rows if r["table"] == "order_items" and r["row"]["id"] == line["id"])["refund_id"] = rid
+        _units_refunded_earlier(inst, a, line, 1)
     b = inst.order("processing")
     many, name = _plural(line["name"]), line["name"]
     amount = k * line["unit_price_cents"]
@@ -1142,16 +1152,7 @@ def last_units_quote(inst: Instance) -> dict:
     for r in inst.rows:
         if r["table"] == "home_deliveries" and r["row"]["order_id"] == a.id:
             r["row"]["damaged_items"] = f"{_COUNT[qty]} of the {_COUNT[qty]} {_plural(line['name'])}"
-    rid = int(f"7{a.id[2:]}")
-    placed = next(r["row"]["placed_at"] for r in inst.rows if r["table"] == "orders" and r["row"]["id"] == a.id)
-    when = dt.datetime.strptime(placed, "%Y-%m-%d %H:%M:%S") + dt.timedelta(days=a.placed_gap + 1)
-    inst.rows.append({"table": "refunds", "row": {
-        "id": rid, "order_id": a.id, "charge_id": None, "amount_cents": earlier * line["unit_price_cents"],
-        "destination": "original_payment", "reason": "damaged", "status": "completed",
-        "created_at": f"{when:%Y-%m-%d %H:%M:%S}", "expected_post_by": f"{(when + dt.timedelta(days=7)).date()}"}})
-    inst.rows.append({"table": "refund_lines", "row": {"id": rid, "refund_id": rid, "order_item_id": line["id"],
-                                                         "units": earlier}})
-    next(r["row"] for r in inst.rows if r["table"] == "order_items" and r["row"]["id"] == line["id"])["refund_id"] = rid
+    _units_refunded_earlier(inst, a, line, earlier)
     b = inst.order("processing")
     many = _plural(line["name"])
     amount = k * line["unit_price_cents"] + (shipping if with_fee else 0)
@@ -1175,12 +1176,7 @@ def last_units_quote(inst: Instance) -> dict:
                                    [f"how much would I get back for those {_COUNT[k]}?",
                                     f"what would a refund for the other {_COUNT[k]} come to?",
                                     f"what's the total I'd get back for the rest of them?"]),
-            "hidden_facts": inst.identity_facts() + [
-                {"id": "decision", "fact": inst.phrase(["yes, ", "yes please, ", "okay, yes: ", "yeah, "],
-                                                       [f"refund them, back to my {inst.customer['brand']} card.",
-                                                        f"I'll take the refund to my {inst.customer['brand']}.",
-                                                        f"refund those to the {inst.customer['brand']} I paid with."]),
-                 "topic": "remedy"}],
+            "hidden_facts": inst.identity_facts() + [_refund_decision(inst)],
             "more_requests": [cancel_line(inst, b.id)],
             "max_turns": 34,
         },
