@@ -241,9 +241,8 @@ def right_step(events: list[Event], idx: int, k: Known) -> bool:
 
 # A value with what it counts named: "72 muffins altogether", "the discount is 20" (a word after the number
 # that is not a function word, or "the <thing> is <number>")
-_FUNCTION = ("but|and|then|now|so|as|is|was|are|for|the|because|right|yet|too|or|maybe|though|haha|lol|okay|ok|yes|"
-             "sorry|in|at|on|up|by|if|when|which|that|this|from|to|with|or|i|im|i'm|um|erm|like|just|overall|total|"
-             "each|again|here|there|now|please|then|no|not|isn't|right|correct|final|answer|is|it|it's")
+_FUNCTION = ("and|answer|because|but|correct|each|erm|final|for|from|haha|here|i'm|isn't|it's|just|like|lol|maybe|not|now|"
+             "okay|overall|please|right|sorry|that|the|then|there|this|though|too|total|was|when|which|with|yet")  # 3+ letters
 NAMED_VALUE = re.compile(rf"\d(?:[\d.,]*\d)?%?\s+(?!(?:{_FUNCTION})\b)[a-z]{{3,}}|\bthe [a-z]+(?: [a-z]+)? (?:is|was|comes to|came to) \$?\d", re.I)
 # working shown: an operation between two numbers ("25% of 80", "4.20 / 6", "3 x 4")
 SHOWN_CALC = re.compile(r"\d%?\s*(?:[x×*/÷+−-]|of|times|divided by|plus|minus)\s*\$?\d", re.I)
