@@ -61,7 +61,7 @@ def test_a_count_the_data_cannot_supply_is_one_line(dom):
 def test_check_answer_working_tells_a_wrong_method_from_a_right_one(dom):
     from envs.state.database import EpisodeState
 
-    task = next(t for t in dom.tasks.values() if t.extra.get("problem_id") == "TP53")
+    task = next(t for t in dom.tasks.values() if t.extra.get("problem_id") == "TP69")
     st = EpisodeState(dom.base, dom.initial_bytes(task))
     try:
         sid = task.initial_state.insert[0].row["id"]
@@ -69,13 +69,14 @@ def test_check_answer_working_tells_a_wrong_method_from_a_right_one(dom):
         def check(**kw):
             return json.loads(dom.agent_tools.call(st.session, "check_answer", {"session_id": sid, **kw}).output)
 
-        wrong = check(answer="70", working="I took 100 - 30")
-        right = check(answer="70", working="100 x 30 / 100 = 30, then 100 - 30 = 70")
-        plain = check(answer="70")
+        # a plank 1.5 times as long as 3 m: adding 1.5 reaches 7.5 by a wrong operation
+        wrong = check(answer="7.5", working="I did 3 + 1.5 + 3")
+        right = check(answer="7.5", working="3 x 1.5 = 4.5, then 3 + 4.5 = 7.5")
+        plain = check(answer="7.5")
     finally:
         st.close()
-    assert wrong == {"answer": "70", "correct": True, "working_matches_common_error": "percent_as_amount"}
-    assert right == plain == {"answer": "70", "correct": True}
+    assert wrong == {"answer": "7.5", "correct": True, "working_matches_common_error": "wrong_operation"}
+    assert right == plain == {"answer": "7.5", "correct": True}
 
 
 def _check_on(dom, task_id_part: str):

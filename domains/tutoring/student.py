@@ -625,7 +625,7 @@ class ScriptedStudent:
         """How it names its problem in the opening: by what the problem is about ("the one about the
         pizza slices") or where it is ("the problem on my sheet"), never by reading the statement out
         (the tutor has it open; a person points to it)."""
-        # (never in a worked step's words, which it never saw: "the broken crayons" is TP55's step)
+        # (never in a worked step's words, which it never saw: "the length of the second plank" is TP69's step)
         labels = [st["text"].lower() for st in self.mind["steps"]]
         about = [a for a in self.mind.get("about") or [] if a and not any(lb in a.lower() for lb in labels)]
         if about:
