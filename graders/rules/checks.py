@@ -81,16 +81,16 @@ def _words(text: str) -> set[str]:
 
 
 def _takes_up_open_question(events, idx: int, text: str, params: dict) -> str | None:
-    """A question of the reply that asks again what the agent's message before the user's had
-    asked about the business (one holding ``patterns``), in that question's own words: at least
-    ``shared_words`` of them in common. Returns the words shared."""
+    """A sentence of the reply that takes up again what the agent's message before the user's had
+    asked about the business (a question holding ``patterns``), in that question's own words: at
+    least ``shared_words`` of them in common. Returns the words shared."""
     n = int(params.get("shared_words") or 0)
     u = last_user_index(events, idx)
     before = next((e for e in reversed(events[: max(u, 0)]) if isinstance(e, AgentEvent)), None)
     if not n or before is None:
         return None
     open_qs = [q for q in request_sentences(before.content) if search(q, list(params["patterns"]))]
-    for q in request_sentences(text):
+    for q in sentences(text):
         for o in open_qs:
             shared = _words(q) & _words(o)
             if len(shared) >= n:
@@ -102,8 +102,8 @@ def _takes_up_open_question(events, idx: int, text: str, params: dict) -> str | 
 def reply_returns_to_request(events, idx, params):
     """The reply brings the conversation back to the request. Params: forbid_patterns (keeping the
     aside going -> VIOLATED, first); patterns (the business in any words -> FOLLOWED);
-    ignore_patterns; shared_words: a question that asks again, in its own words, the question about
-    the business the agent had left open before the user strayed ("card or store credit for the
+    ignore_patterns; shared_words: a sentence that takes up again, in its own words, the question
+    about the business the agent had left open before the user strayed ("card or store credit for the
     $26.00?") brings it back too, however short the nod to the aside before it. Else VIOLATED."""
     text = reply_text(events, idx)
     ignore = params.get("ignore_patterns")
@@ -115,7 +115,7 @@ def reply_returns_to_request(events, idx, params):
         return "FOLLOWED", f"the reply turns to the request ({m.group(0).strip()!r})"
     shared = _takes_up_open_question(events, idx, text, params)
     if shared:
-        return "FOLLOWED", f"the reply asks again the question left open ({shared})"
+        return "FOLLOWED", f"the reply takes up again the question left open ({shared})"
     return "VIOLATED", "the reply does not come back to the request"
 
 
