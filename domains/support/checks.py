@@ -242,6 +242,12 @@ def _address_filled_in(reply: str, events, idx: int, line_pattern: str | None) -
     return None
 
 
+# the params of what the customer chooses (``domains.support.choices``), handed on as they are
+_CHOICE_PARAMS = ("commit_patterns", "item_tools", "generic_item_patterns", "all_items_patterns", "which_item_patterns",
+                  "item_problem_patterns", "remedies", "remedy_by_tool", "delegated_patterns", "other_refund_patterns",
+                  "only_one_patterns")
+
+
 @check("ask_do_not_guess")
 def ask_do_not_guess(events, idx, params):
     """A detail the customer did not give must be asked for, not guessed. Guesses caught: an
@@ -300,7 +306,8 @@ def ask_do_not_guess(events, idx, params):
     if filled:
         return "VIOLATED", filled
     # what the customer chooses: which of an order's items, refund or replacement
-    settled = item_chosen_for_them(events, idx, params) or remedy_chosen_for_them(events, idx, params)
+    mine = {k: params.get(k) for k in _CHOICE_PARAMS}
+    settled = item_chosen_for_them(events, idx, mine) or remedy_chosen_for_them(events, idx, mine)
     if settled:
         return "VIOLATED", settled
     ask = search(questions, list(params.get("ask_patterns") or [r"\?"]), params.get("ignore_patterns"))

@@ -99,7 +99,7 @@ def remedy_chosen_for_them(events, idx: int, params: dict) -> str | None:
     """The reply picks refund or replacement (``remedies``: each with the words that name it) for
     a customer who reported an item problem (``item_problem_patterns``) and chose neither, did not
     leave it to the agent (``delegated_patterns``) and did not answer a question that put one to
-    them: by a tool of ``remedy_tools`` in its step, or a sentence that commits to one and names no
+    them: by a tool of ``remedy_by_tool`` in its step, or a sentence that commits to one and names no
     other refund (``other_refund_patterns``: a cancellation, a duplicate charge), in a reply that
     does not put both to them. Not when only one is possible (``only_one_patterns`` in a tool's
     output or the reply: a product out of stock leaves the refund)."""
@@ -118,7 +118,7 @@ def remedy_chosen_for_them(events, idx: int, params: dict) -> str | None:
     shown = " ".join(e.output for e in events[:idx] if isinstance(e, ToolEvent) and e.side == "agent")
     if search(shown, only_one) or search(reply, only_one):
         return None
-    tools: dict[str, str] = params.get("remedy_tools") or {}
+    tools: dict[str, str] = params.get("remedy_by_tool") or {}
     acted = {tools[e.call.name] for e in step_tools(events, idx) if e.ok and e.call.name in tools}
     others = list(params.get("other_refund_patterns") or [])
     committed = {r for s in _acts(reply, params) if not search(s, others)
