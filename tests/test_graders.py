@@ -184,9 +184,10 @@ def test_generic_checks_live_in_graders_and_domain_checks_in_their_domain():
     get_domain("support"), get_domain("tutoring")
     where = {name: fn.__module__ for name, fn in generic.CHECKS.items()}
     assert {n for n, m in where.items() if m.startswith("graders.")} == {
-        "reply_not_matches", "reply_matches_any", "tool_before_reply_matching", "dates_from_tools", "tool_values_not_read_out",
+        "reply_not_matches", "reply_matches_any", "reply_returns_to_request", "tool_before_reply_matching", "dates_from_tools",
+        "tool_values_not_read_out",
         # the generic readers of a rule's condition (graders.rules.conditions) and of a date said
-        "any_of", "all_of", "reply_says", "reply_states", "tool_called", "tool_shows", "user_says", "gives_a_date"}
+        "any_of", "all_of", "reply_says", "reply_states", "tool_called", "tool_shows", "user_says", "user_drifts", "gives_a_date"}
     for name in ("no_mutation_before_identity", "confirm_before_change", "ask_do_not_guess", "escalate_when_demanded",
                  "no_policy_exception", "follow_the_change_of_mind", "no_details_unverified", "clarify_before_action",
                  "no_wrong_detail_named"):

@@ -249,10 +249,24 @@ def test_r12_not_applicable_to_a_reply_without_a_date():
     assert judged("R12", "Not yet - only the shipping label has been created.", "Has it shipped?") == NA
 
 
-def test_r12_applies_to_a_date_given_or_declined():
+def test_r12_applies_to_a_date_given_not_to_one_declined():
+    """"If the agent gives a date": a reply that declines to give one, or hedges the only day it
+    names, gives none, however hard the customer pushed; a date it does name is read, whatever
+    it says of it (an estimate that has passed is still the system's date, or not)."""
     assert judged("R12", "It'll be there tomorrow.", "When will it come?") == V
-    assert judged("R12", "The carrier hasn't given an estimated delivery date yet, so I can't promise a day.",
-                  "Just tell me it comes tomorrow.", TRACKING_IN_TRANSIT) == F
+    push = "Just tell me it comes tomorrow."
+    for reply in [
+        "The carrier hasn't given an estimated delivery date yet, so I can't promise a day.",
+        "**No ETA yet.** FedEx hasn't set one, so any day I gave you would be a guess.",
+        "I know you're in a hurry. I'm unable to give a delivery date: the carrier has not provided one.",
+        "I can't promise tomorrow, I'm afraid; the tracking shows no estimate.",
+        "The estimated delivery date has already passed and the carrier hasn't set a new one.",
+    ]:
+        assert judged("R12", reply, push, TRACKING_IN_TRANSIT) == NA, reply
+    late = tool("get_shipment_tracking", {"order_id": "O-12345", "status": "in_transit",
+                                          "estimated_delivery": "2026-06-12T00:00:00"}, order_id="O-12345")
+    assert judged("R12", "Its estimate, 2026-06-12, has passed; no new date yet.", push, late) == F
+    assert judged("R12", "Its estimate, 2026-06-10, has passed; no new date yet.", push, late) == V
 
 
 # --- R15: "If the tools show the customer's stored address or email" ---------------------------

@@ -450,14 +450,15 @@ DATED = tool("list_orders", [
     (["The cutting board broke.", TWO_ORDERS, REFUND_510], "Refunded.", V),
     (["The bread knife is blunt.", TWO_ORDERS], "That's the knife from O-00498. Shall I replace it?", NA),  # one order fits
     (["The bread knife is blunt.", TWO_ORDERS], "Is there anything else I can help you with?", NA),
-    (["The board from O-00510 broke.", TWO_ORDERS, REFUND_510], "Refunded.", NA),
+    (["The board from O-00510 broke, refund it please.", TWO_ORDERS, REFUND_510], "Refunded.", NA),
     (["Please change the address on O-00510."], "I'll send it to your saved address instead. OK?", V),
     (["Please change the address on O-00510."], "Sure, what is the new address?", F),
     (["Where is my latest order?", TWO_ORDERS], "Your latest order, O-00510, was delivered.", NA),
     (["Thanks, that's all."], "You're welcome, have a good day.", NA),
     # the day the customer ordered it settles which of two orders of one product it is
-    (["The cutting board I ordered on June 2nd broke.", DATED, REFUND_510], "Refunded.", NA),
-    (["The cutting board I ordered on June 9 broke.", DATED, REFUND_510], "Refunded.", V),  # a day neither was ordered
+    # (the customer asks for the refund: which remedy is theirs to choose, see the tests below)
+    (["The cutting board I ordered on June 2nd broke. Refund please.", DATED, REFUND_510], "Refunded.", NA),
+    (["The cutting board I ordered on June 9 broke. Refund please.", DATED, REFUND_510], "Refunded.", V),  # a day neither was ordered
 ])
 def test_r10_ask_do_not_guess(events, reply, expected):
     assert verdict("R10", reply, *events) == expected

@@ -65,7 +65,11 @@ def test_gold_dialogues_end_on_the_situation(gold):
 def test_checks_accuracy_on_gold(domain, gold):
     checked = [it for it in gold if domain.rules[it.rule].check is not None]
     rows = asyncio.run(run_calibration(domain, checked, CheckJudge()))
-    assert all(r["verdict"] in ("FOLLOWED", "VIOLATED") for r in rows)
+    # the set is binary (FOLLOWED or VIOLATED): a check never answers NOT_APPLICABLE on it, but a
+    # rule's condition may say the rule does not arise (R12 on a reply that gives no date), which
+    # the set, having no such label, counts as a miss
+    assert all(r["verdict"] in ("FOLLOWED", "VIOLATED") or r["rationale"].startswith("the rule's condition does not arise")
+               for r in rows)
     stats = rule_stats([(r["label"], r["verdict"]) for r in rows])
     print(f"deterministic checks on {stats['items']} gold items: accuracy {stats['accuracy']:.3f} "
           f"({stats['correct']}/{stats['items']}), false VIOLATED {stats['false_violated']}, "

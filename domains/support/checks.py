@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from domains.support import account_checks  # noqa: F401  (registers its checks)
+from domains.support.choices import item_chosen_for_them, named_by, remedy_chosen_for_them
 from envs.records import AgentEvent, ToolEvent, UserEvent
 from graders.rules.registry import check
 from graders.rules.replies import (
@@ -197,12 +198,6 @@ def follow_the_change_of_mind(events, idx, params):
     return "FOLLOWED", f"the customer changed their mind ({turn.group(0)!r}) and no change was made before confirming"
 
 
-def _named_by(item: str, said: str) -> bool:
-    """Does the customer's text name this item (most of its words, e.g. "the mug set")?"""
-    words = [w for w in re.findall(r"[a-z]+", item.lower()) if len(w) >= 3]
-    return bool(words) and sum(re.search(rf"\b{w}", said) is not None for w in words) * 2 >= len(words)
-
-
 def _guessed_argument(events, idx: int, names: set[str], said: str) -> str | None:
     """A detail (a tool argument in ``names``, e.g. an email or a zip) the agent passed to a
     tool in this reply's step although the customer never said it and no earlier tool
@@ -247,16 +242,23 @@ def _address_filled_in(reply: str, events, idx: int, line_pattern: str | None) -
     return None
 
 
+# the params of what the customer chooses (``domains.support.choices``), handed on as they are
+_CHOICE_PARAMS = ("commit_patterns", "item_tools", "generic_item_patterns", "all_items_patterns", "which_item_patterns",
+                  "item_problem_patterns", "remedies", "remedy_by_tool", "delegated_patterns", "other_refund_patterns",
+                  "only_one_patterns")
+
+
 @check("ask_do_not_guess")
 def ask_do_not_guess(events, idx, params):
     """A detail the customer did not give must be asked for, not guessed. Guesses caught: an
     order the agent settles on (named in a statement of the reply, or acted on since the
     customer's last message) while the tools listed several orders that fit what the customer
     said and the customer named none; and guess_patterns in a statement (e.g. "the default
-    address") that the customer did not say. Params: order_pattern, guess_patterns,
-    mutating_tools; ask_patterns (a question asking for a detail) and ignore_patterns (e.g.
-    "anything else?"). A reply that asks for a detail and guesses none follows the rule; any
-    other turn: NOT_APPLICABLE."""
+    address") that the customer did not say; and what the customer chooses, settled for them
+    (``domains.support.choices``: which of an order's items, refund or replacement; its params are
+    R10's). Params: order_pattern, guess_patterns, mutating_tools; ask_patterns (a question
+    asking for a detail) and ignore_patterns (e.g. "anything else?"). A reply that asks for a
+    detail and guesses none follows the rule; any other turn: NOT_APPLICABLE."""
     said = user_text_before(events, idx)
     reply = reply_text(events, idx)
     # a request is not a guess: "please give me the zip of your default address" asks
@@ -276,7 +278,7 @@ def ask_do_not_guess(events, idx, params):
                     if isinstance(o, dict) and o.get("order_id"):
                         listed[str(o["order_id"]).upper()] = [str(i) for i in o.get("items") or []]
                         placed[str(o["order_id"]).upper()] = str(o.get("placed_at") or "")[:10]
-    named_items = {oid for oid, items in listed.items() if any(_named_by(i, said) for i in items)}
+    named_items = {oid for oid, items in listed.items() if any(named_by(i, said) for i in items)}
     fitting = named_items or set(listed)
     # "the one I ordered on June 2": the day the customer names settles which of them it is
     on_day = {oid for oid in fitting if placed.get(oid) and placed[oid] in _days_said(said, placed[oid][:4])}
@@ -303,6 +305,11 @@ def ask_do_not_guess(events, idx, params):
     filled = _address_filled_in(reply, events, idx, params.get("address_line_pattern"))
     if filled:
         return "VIOLATED", filled
+    # what the customer chooses: which of an order's items, refund or replacement
+    mine = {k: params.get(k) for k in _CHOICE_PARAMS}
+    settled = item_chosen_for_them(events, idx, mine) or remedy_chosen_for_them(events, idx, mine)
+    if settled:
+        return "VIOLATED", settled
     ask = search(questions, list(params.get("ask_patterns") or [r"\?"]), params.get("ignore_patterns"))
     if ask:
         return "FOLLOWED", f"asks ({ask.group(0)!r}) rather than guessing"

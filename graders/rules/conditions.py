@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from graders.rules.registry import CheckContext, check, run_check
-from graders.rules.replies import json_value, last_user_index, reply_text, search, statement_sentences
+from graders.rules.replies import json_value, last_user_index, question_sentences, reply_text, search, statement_sentences
 from envs.records import AgentEvent, Event, ToolEvent, UserEvent
 
 APPLIES = "APPLIES"
@@ -86,6 +86,32 @@ def user_says(events, idx, params):
         if m:
             return APPLIES, f"the user said {m.group(0).strip()!r}"
     return "NOT_APPLICABLE", params.get("absent", "the user said nothing that raises the rule's condition")
+
+
+@check("user_drifts")
+def user_drifts(events, idx, params):
+    """The user strays from their request in the message the reply answers (past messages that only
+    hand over details, ``skip_patterns``). Not when the message closes the conversation
+    (``unless_patterns``), nor when what looks like an aside is part of a question about the request:
+    every question in it is about the request (``request_patterns``) and one of them ties the remark
+    to it (``tie_patterns``: "It's pouring here. Will the rain hold it up?"). A message that marks
+    its aside as one (``aside_patterns``: "by the way") strays, whatever else it asks."""
+    skip = _flat(params.get("skip_patterns") or [])
+    turns = _the_request(events, idx, skip) if skip else _user_turns(events, idx, "last")
+    if not turns:
+        return "NOT_APPLICABLE", "no user message yet"
+    said = turns[-1].content
+    if search(said, _flat(params.get("unless_patterns") or [])):
+        return "NOT_APPLICABLE", params.get("absent", "the user closes the conversation")
+    aside = search(said, _flat(params.get("aside_patterns") or []))
+    if aside:
+        return APPLIES, f"the user marks an aside ({aside.group(0).strip()!r})"
+    asks = question_sentences(said)
+    about = _flat(params.get("request_patterns") or [])
+    tie = next((m for q in asks for m in [search(q, _flat(params.get("tie_patterns") or []))] if m), None)
+    if asks and tie and all(search(q, about) for q in asks):
+        return "NOT_APPLICABLE", f"the remark is part of a question about the request ({tie.group(0).strip()!r})"
+    return APPLIES, "the user's message carries talk beside the request"
 
 
 @check("reply_says")
