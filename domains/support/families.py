@@ -1300,13 +1300,20 @@ def orders_total(inst: Instance) -> dict:
     n = ["", "", "two", "three"][len(parts)]
     orders = ", ".join(p["order"].id for p in parts)
     request = inst.phrase([f"{n} of my recent orders arrived with damage. ", f"I've had {n} deliveries go wrong. ",
-                           f"things came broken in {n} of my orders. "],
+                           f"things came broken in {n} of my orders. ", f"I've got damaged things from {n} different orders. ",
+                           f"{n} separate orders of mine turned up with breakages. ", f"I've had bad luck with {n} orders. ",
+                           f"{n} of my parcels had broken things inside. ",
+                           f"it's about {n} orders, {'both' if len(parts) == 2 else 'all'} with damage. "],
                           *[[f"In order {p['order'].id}, {p['said']}. ", f"Order {p['order'].id}: {p['said']}. ",
                              f"From order {p['order'].id}, {p['said']}. "] for p in told],
                           ["Before I decide anything, how much would I get back in total?",
                            "Before I choose what to do, what would the refunds come to altogether?",
                            f"First, what's the total I'd get back across {'both' if len(parts) == 2 else 'all three'} orders?",
-                           "So before I decide: how much is that in total, for all of it?"])
+                           "So before I decide: how much is that in total, for all of it?",
+                           "What would I get back for all of that in total, before I make up my mind?",
+                           "Can you tell me the total refund for everything first?",
+                           "How much would the refunds add up to, all together?",
+                           "Before anything else, what's the combined amount I'd get back?"])
     return {
         "description": f"A total across {n} orders asked before deciding, {money(total)}: "
                        + "; ".join(p["note"] for p in parts) + "; the refunds after the yes"
