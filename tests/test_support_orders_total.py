@@ -169,3 +169,33 @@ def test_policy_states_the_total_across_orders(support):
     policy = re.sub(r"\s+", " ", open("domains/support/policy.md").read())
     assert "A total asked for across several orders is the sum of each order's refund" in policy
     assert "from that order's own items and shipping fee" in policy
+
+
+def test_careful_leaves_out_a_named_order_outside_the_window_and_refunds_the_rest(support):
+    """The careful agent's case is general: one of the orders named with the total was delivered 40 days
+    ago, so it is declined with its reason and the total is of the others' refunds only."""
+    import datetime as dt
+
+    from envs.actors.scripted_user import ScriptedUser
+
+    task = next(t for t in _tasks(support) if sum(x.name == "refund_items" for x in t.expected_actions) == 3)
+    late = task.model_copy(deep=True)
+    late.id = f"{task.id}_late"
+    dropped = next(x for x in late.expected_actions if x.name == "refund_items").arguments["order_id"]
+    when = f"{dt.date(2026, 6, 15) - dt.timedelta(days=40)} 14:20:00"
+    for r in late.initial_state.insert:
+        if r.row.get("order_id") == dropped and r.table in ("shipments", "home_deliveries"):
+            r.row.update({"delivered_at": when} if r.table == "shipments" else {"collected_at": when})
+    late.expected_actions = [x for x in late.expected_actions
+                             if not (x.arguments.get("order_id") == dropped and x.name in ("get_order", "refund_items"))]
+    gold = replay(support, late)
+    try:
+        amounts = [json.loads(c.output)["amount_cents"] for c in gold.actions if c.name == "refund_items"]
+    finally:
+        gold.close()
+    late.outputs[0].value = f"${sum(amounts) / 100:,.2f}"
+    rec = asyncio.run(run_episode(support, late, support.scripted_agents["careful"](), ScriptedUser(),
+                                  episode_seed(7, late.id, 0), 0))
+    assert rec.reward == 1.0, (rec.grade.diff, rec.grade.outputs)
+    assert any(e.kind == "agent" and f"Order {dropped} was delivered on" in e.content and "30-day" in e.content
+               for e in rec.transcript)

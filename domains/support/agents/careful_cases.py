@@ -344,16 +344,19 @@ class CarefulCases:
         notes, parts = [], []
         for oid in named:
             o, tr = seen.get(oid), tracks.get(oid, {})
-            chosen = self._which_items(o) if o and o["customer_id"] == self.customer_id else []
             if o is None or o["customer_id"] != self.customer_id:
                 notes.append(f"I can't find order {oid} on your account, so I've left it out.")
-            elif tr.get("status") != "delivered":
+                continue
+            if tr.get("status") != "delivered":
                 notes.append(f"Order {oid} isn't marked delivered yet, so there's nothing to refund on it yet.")
-            elif (tr.get("days_since_delivery") or 0) > WINDOW_DAYS:
+                continue
+            if (tr.get("days_since_delivery") or 0) > WINDOW_DAYS:
                 self.refused_before = True
                 notes.append(f"Order {oid} was delivered on {tr['delivered_at'][:10]}, more than 30 days ago, so it's "
                              "outside our 30-day refund window and I can't refund or replace anything on it.")
-            elif not chosen and f"item {oid}" not in self.asked:
+                continue
+            chosen = self._which_items(o)
+            if not chosen and f"item {oid}" not in self.asked:
                 return self._ask(f"item {oid}", f"I'm sorry about that. Which item of order {oid} was {word}?")
             notes += [f"The {it['name']} from order {oid} has already been {it['status']}, so there's nothing more "
                       "to refund or replace for it." for it in chosen if it["status"] != "ordered"]
