@@ -10,7 +10,7 @@ orders. The goal is the replay of the ``expected_actions`` the family writes, li
 Every goal follows from the policy, the tools and what the customer says: the customer names each
 order, item and preference it wants, or is asked for it by the policy's own steps (identity,
 refund or replacement). ``python -m envs.tasks --domain support --all --count 7 --seed 0`` writes
-the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all twenty
+the committed ``tasks/support/hard_*.yaml``. The module is long because it holds all its
 families side by side, each one template of a few dozen lines, sharing the instance drawing above them.
 """
 
@@ -1185,6 +1185,156 @@ def last_units_quote(inst: Instance) -> dict:
     }
 
 
+# -- a total across several orders: each order's refund by its own items and fee ----------------------
+
+# what each order of an orders_total task holds; the first three kinds are the last open items of
+# their order (its shipping fee comes back), the others leave something of it open (no fee)
+_FEE_KINDS = ("whole", "earlier", "all_units")
+_TOTAL_PLANS = [  # (orders' kinds, in the order they are placed): the seven instances cover each kind
+    ("earlier", "units"), ("whole", "stays"), ("all_units", "units_stays", "stays"), ("earlier", "stays"),
+    ("whole", "units"), ("earlier", "units_stays", "whole"), ("all_units", "units")]
+_TRAILING = ("none", "address", "tracking", "refund_status")
+
+
+def _total_part(inst: Instance, kind: str) -> dict:
+    """One delivered order of an orders_total task, its damaged items and their refund: ``whole`` (every
+    item of it damaged), ``earlier`` (its one item not refunded earlier), ``all_units`` (every unit of
+    its one line), ``stays`` (one item damaged, another fine), ``units`` (some units of its one line),
+    ``units_stays`` (some units of a line, another item fine)."""
+    shipping = inst.rng.choice([499, 599, 699, 799, 899, 999])
+    days = inst.rng.randint(3, 22)
+    q = inst.rng.choice([2, 3]) if kind == "all_units" else inst.rng.choice([3, 4, 5, 6])
+    n_items, qty = {"whole": (inst.rng.choice([1, 2]), None), "earlier": (2, None), "all_units": (1, [q]),
+                    "stays": (2, None), "units": (1, [q]), "units_stays": (2, [q, 1])}[kind]
+    o = inst.order("delivered", n_items=n_items, shipping_cents=shipping, delivered_days_ago=days,
+                   first_refunded=kind == "earlier", quantities=qty)
+    hit = o.items[1:] if kind == "earlier" else o.items[:1] if kind in ("stays", "units", "units_stays") else o.items
+    k = inst.rng.randint(1, q - 1) if kind in ("units", "units_stays") else None
+    line = hit[0]
+    many = _plural(line["name"])
+    if k:
+        for r in inst.rows:
+            if r["table"] == "home_deliveries" and r["row"]["order_id"] == o.id:
+                r["row"]["damaged_items"] = f"{_COUNT[k]} of the {_COUNT[q]} {many}"
+    else:
+        _mark_damaged(inst, o, hit)
+    one = ["arrived broken", "came cracked", "turned up smashed", "was damaged in the box"]
+    several = ["arrived broken", "came cracked", "turned up smashed", "were damaged in the box"]
+    fine = f" (the {o.items[1]['name']} is fine)" if kind in ("stays", "units_stays") else ""
+    if k:
+        said = inst.phrase([f"{_COUNT[k]} of the {_COUNT[q]} {many} "], one if k == 1 else several, [fine])
+    elif kind == "all_units":
+        said = inst.phrase(["both " if q == 2 else "all three ", "both of the " if q == 2 else "all three of the "],
+                           [f"{many} "], several, [fine])
+    else:
+        said = inst.phrase([" and ".join(f"the {it['name']}" for it in hit) + " "],
+                           one if len(hit) == 1 else [f"both {v}" for v in several])
+    said = said[0].lower() + said[1:]
+    units = k or (q if kind == "all_units" else 1)
+    amount = (units * line["unit_price_cents"] if len(hit) == 1 else sum(it["unit_price_cents"] for it in hit))
+    fee = kind in _FEE_KINDS
+    amount += shipping if fee else 0
+    acts = refund(o, hit, "damaged")
+    if k:
+        acts[1]["arguments"]["quantity"] = k
+    why = {"whole": "every item of it", "earlier": "its last item not refunded earlier",
+           "all_units": f"every unit of its line of {q}", "stays": "another item of it stays",
+           "units": f"{k} of its {q} units", "units_stays": f"{k} of {q} units, another item staying"}[kind]
+    # what the customer knows beside what it says: an item of the order refunded before
+    known = f" (the {o.items[0]['name']} of {o.id} was refunded before)" if kind == "earlier" else ""
+    return {"order": o, "said": said, "amount": amount, "actions": acts, "known": known,
+            "note": f"{o.id} {money(amount)}: {why}, " + (f"with its {money(shipping)} shipping fee" if fee else
+                                                          "no shipping fee")}
+
+
+def _trailing_request(inst: Instance, kind: str) -> dict:
+    """The request after the refunds, of another kind than theirs (or none): an address change before
+    dispatch, a parcel still in transit (the carrier's estimate told), a refund not yet on the card
+    whose post-by date is still ahead (that date told)."""
+    lead = ["also, ", "one more thing: ", "oh, and ", "while I have you, ", "separately, "]
+    if kind == "none":
+        return {"goal": "", "lines": [], "actions": [], "outputs": [], "relies_on": [], "kind": ""}
+    if kind == "address":
+        d = inst.order("processing")
+        addr = inst.new_address()
+        return {"goal": f"; {d.id} shipped to {address_words(addr)}", "lines": [address_line(inst, d.id, addr, lead)],
+                "actions": change_address(d, addr), "outputs": [], "relies_on": ["Shipping address"],
+                "kind": "an address change before dispatch"}
+    if kind == "tracking":
+        d = inst.order("in_transit")
+        eta = TODAY + dt.timedelta(days=2)  # what Instance._rows writes for a parcel in transit
+        line = inst.phrase(lead, [f"order {d.id} still hasn't arrived", f"I'm still waiting for order {d.id}",
+                                  f"order {d.id} hasn't turned up yet"],
+                           ["; where is it?", ", when will it get here?", "; can you check where it is?"])
+        return {"goal": f"; told {d.id} is on its way with {d.carrier}, expected {eta} (nothing else done for it)",
+                "lines": [line], "outputs": [{"value": f"{eta}", "kind": "date"}],
+                "actions": [{"name": "get_order", "arguments": {"order_id": d.id}},
+                            {"name": "get_shipment_tracking", "arguments": {"order_id": d.id}}],
+                "relies_on": ["Not arrived, still in transit"], "kind": "a parcel in transit asked after"}
+    d = inst.order("delivered", n_items=2, delivered_days_ago=inst.rng.randint(8, 15), first_refunded=True)
+    due = TODAY + dt.timedelta(days=inst.rng.randint(1, 4))
+    _refund_row(inst, d).update(
+        status="pending", expected_post_by=f"{due}",
+        created_at=f"{dt.datetime.combine(due - dt.timedelta(days=7), dt.time(12, 0)):%Y-%m-%d %H:%M:%S}")
+    line = inst.phrase(lead, [f"the refund for the {d.items[0]['name']} from order {d.id} ", f"my refund on order {d.id} "],
+                       ["still hasn't shown up on my card", "hasn't reached my card yet", "hasn't arrived on my card"],
+                       ["; is it on its way?", ". Can you check?", ", what's going on with it?"])
+    return {"goal": f"; told the refund of {d.id} should post by {due} (nothing else done for it)", "lines": [line],
+            "actions": [{"name": "get_refund_status", "arguments": {"order_id": d.id}}],
+            "outputs": [{"value": f"{due}", "kind": "date"}], "relies_on": ["Refund not received"],
+            "kind": "a refund not yet on the card asked after"}
+
+
+def orders_total(inst: Instance) -> dict:
+    """Damaged items in two or three delivered orders, and the total asked before deciding: each order's
+    refund by its own rules (its shipping fee only when its damaged items are its last open ones: every
+    item, the one not refunded earlier, every unit of a line; none when an item or units of a line stay;
+    units at unit price), said as one sum, then the refunds (one per order) after the yes; then
+    perhaps one request of another kind."""
+    plan = _TOTAL_PLANS[(inst.n % 100 - 1) % len(_TOTAL_PLANS)]
+    parts = [_total_part(inst, kind) for kind in plan]
+    total = sum(p["amount"] for p in parts)
+    told = list(parts)
+    inst.rng.shuffle(told)  # the order with the fee is not always the one named first
+    after = _trailing_request(inst, _TRAILING[inst.n % len(_TRAILING)])
+    n = ["", "", "two", "three"][len(parts)]
+    orders = ", ".join(p["order"].id for p in parts)
+    request = inst.phrase([f"{n} of my recent orders arrived with damage. ", f"I've had {n} deliveries go wrong. ",
+                           f"things came broken in {n} of my orders. ", f"I've got damaged things from {n} different orders. ",
+                           f"{n} separate orders of mine turned up with breakages. ", f"I've had bad luck with {n} orders. ",
+                           f"{n} of my parcels had broken things inside. ",
+                           f"it's about {n} orders, {'both' if len(parts) == 2 else 'all'} with damage. "],
+                          *[[f"In order {p['order'].id}, {p['said']}. ", f"Order {p['order'].id}: {p['said']}. ",
+                             f"From order {p['order'].id}, {p['said']}. "] for p in told],
+                          ["Before I decide anything, how much would I get back in total?",
+                           "Before I choose what to do, what would the refunds come to altogether?",
+                           f"First, what's the total I'd get back across {'both' if len(parts) == 2 else 'all three'} orders?",
+                           "So before I decide: how much is that in total, for all of it?",
+                           "What would I get back for all of that in total, before I make up my mind?",
+                           "Can you tell me the total refund for everything first?",
+                           "How much would the refunds add up to, all together?",
+                           "Before anything else, what's the combined amount I'd get back?"])
+    return {
+        "description": f"A total across {n} orders asked before deciding, {money(total)}: "
+                       + "; ".join(p["note"] for p in parts) + "; the refunds after the yes"
+                       + (f"; then {after['kind']}." if after["lines"] else "."),
+        "scenario": {
+            "goal": f"Told the refunds for the damaged items of {orders} come to {money(total)} in total (each order's "
+                    "refund by its own items and shipping fee), then refunded to the card it was paid with"
+                    + "".join(p["known"] for p in parts)
+                    + after["goal"] + ".",
+            "request": request,
+            "hidden_facts": inst.identity_facts() + [_refund_decision(inst, " for all of it")],
+            "more_requests": after["lines"],
+            "max_turns": 40,
+        },
+        "actions": [a for p in parts for a in p["actions"]] + after["actions"],
+        "outputs": [money(total)] + after["outputs"],
+        "relies_on": ["Identity first", "Missing or damaged item", "Refund or replacement", "What you may promise"]
+        + after["relies_on"],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -1263,6 +1413,10 @@ _FAMILIES = [
                   "line stays", last_units_quote, 2100,
                   relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "What you may promise",
                              "Cancellation")),
+    SupportFamily("orders_total", "damaged items in two or three orders, the total asked before deciding: each order's "
+                  "refund by its own items and shipping fee (the fee only with an order's last open items), then "
+                  "perhaps a request of another kind", orders_total, 2200,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "What you may promise")),
 ]
 
 

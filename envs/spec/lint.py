@@ -5,7 +5,9 @@ the user could not make happen. ``lint_task(domain, task, where)`` replays the g
 (``envs.spec.task_check.replay``) and returns one ``FILE: field: reason`` line per finding:
 
 * ``outputs.N``: a required output appears in no tool output of the gold path and not in the
-  policy (matched as a value of its kind, as the grader matches it);
+  policy (matched as a value of its kind, as the grader matches it), and is neither a date the
+  policy's period of days gives from one of them nor, where the policy speaks of a sum, the sum
+  of the amounts one writing tool returns over its calls (a total across several refunds);
 * ``expected_actions.N.arguments.K``: an expected action needs a fact nobody gives the agent: an
   argument value (an id, an email, a zip, an address, a code) that is in neither the opening
   request, the known facts, the hidden facts, the change of mind, what the user's own tool
@@ -77,7 +79,8 @@ def outputs_unknown(domain, task: Task, gold: GoldPath) -> list[str]:
     out = []
     for i, o in enumerate(task.outputs):
         (res,) = check_outputs([o], events, domain.outputs_mode)
-        if not res.found and not _date_from_policy_period(o, res, texts[:-1], domain.policy):
+        if not res.found and not _date_from_policy_period(o, res, texts[:-1], domain.policy) \
+                and not _amount_from_policy_sum(res, gold, domain):
             out.append(f"outputs.{i}: {o.value!r} appears in no tool output of the gold path and not in the policy")
     return out
 
@@ -88,7 +91,8 @@ _PERIOD = re.compile(r"\b(\d+)[ -]days?\b", re.I)
 def _date_from_policy_period(output, res, tool_texts: list[str], policy: str) -> bool:
     """A required date that is a date of the gold path's outputs plus or minus a period of days the
     policy states ("30-day window": delivered 2026-06-08, return by 2026-07-08): it follows from
-    the tools and the policy. The one derivation the lint accepts; any other value must be stated."""
+    the tools and the policy. One of the two derivations the lint accepts (the other:
+    ``_amount_from_policy_sum``); any other value must be stated."""
     import datetime as dt
 
     from graders.outcome.outputs import extract
@@ -102,6 +106,24 @@ def _date_from_policy_period(output, res, tool_texts: list[str], policy: str) ->
     periods = {int(m.group(1)) for m in _PERIOD.finditer(policy)}
     dates = {s.value for t in tool_texts for s in extract("date", 0, t, want.year)}
     return any(abs((want - d).days) in periods for d in dates)
+
+
+def _amount_from_policy_sum(res, gold: GoldPath, domain) -> bool:
+    """A required amount that is the sum of the amounts one writing tool's calls return on the gold
+    path (two or more of them, each by the first amount its output states: two orders' refunds
+    asked as one total), where the policy speaks of a sum: it follows from the tools and the policy."""
+    from graders.outcome.outputs import extract, parse_expected
+
+    if res.kind != "money" or not res.expected or not re.search(r"\bsum\b", domain.policy, re.I):
+        return False
+    by_tool: dict[str, list[int]] = {}
+    for c in gold.actions:
+        if c.ok and c.name in domain.agent_tools and domain.agent_tools[c.name].mutates:
+            amounts = extract("money", 0, c.output)
+            if amounts:
+                by_tool.setdefault(c.name, []).append(amounts[0].value)
+    want = parse_expected(res.expected, "money")
+    return any(len(a) > 1 and sum(a) == want for a in by_tool.values())
 
 
 def _user_knows(task: Task, gold: GoldPath) -> list[str]:

@@ -22,7 +22,8 @@ from envs.records import AgentAction, ToolEvent
 
 from .base import ScriptedAgentBase, first_step
 from .careful_cases import TODAY, CarefulCases
-from .reading import ANGER_RE, NO_RE, OFF_TOPIC_RE, PROVOCATION_RE, YES_RE, Facts, days_named, detect_intent, is_ambiguous
+from .reading import (ANGER_RE, NO_RE, OFF_TOPIC_RE, PROVOCATION_RE, YES_RE, Facts, days_named, detect_intent, is_ambiguous,
+                      money)
 
 
 class CarefulAgent(CarefulCases, ScriptedAgentBase):
@@ -59,18 +60,21 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.request_from = 0  # index in facts.texts where the request in hand was raised
         self.last_done: dict | None = None  # the remedy last carried out (a change of mind after it changes nothing)
         self.unit_counts: dict[int, int] = {}  # item id -> units of that line the customer named (part of a line)
+        # every order and tracking read for the request in hand, by order id (a total across orders)
+        self.seen_orders: dict[str, dict] = {}
+        self.seen_tracks: dict[str, dict] = {}
 
     # -- bookkeeping ------------------------------------------------------------------
 
     def on_tool(self, name: str, e: ToolEvent) -> None:
         res = self.results.get(name) if e.ok else None
         if name == "get_order" and e.ok:
-            self.order = res
+            self.order = self.seen_orders[res["order_id"]] = res
         elif name == "get_order":
             args = e.call.arguments_dict() or {}
             self.bad_orders.add(str(args.get("order_id")))
         elif name == "get_shipment_tracking" and e.ok:
-            self.tracking = res
+            self.tracking = self.seen_tracks[res["order_id"]] = res
         elif name == "get_refund_status" and e.ok:
             self.refund_info = res
         elif name == "get_product" and e.ok:
@@ -144,6 +148,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
             self._identity,
             self._ask_what,
             self._escalate_now,
+            self._orders_total,
             self._need_order,
         )
         return step if step is not None else self._handle_case()
@@ -173,6 +178,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.proposal, self.awaiting_yes, self.done_results = None, False, []
         self.asked -= {"order", "order2", "item", "units", "pref", "address", "doorstep", "what"}
         self.unit_counts = {}
+        self.seen_orders, self.seen_tracks = {}, {}
         fresh = Facts()
         fresh.read(latest)
         self.facts.preference = fresh.preference  # a remedy chosen for the last request is not this one's
@@ -425,11 +431,12 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.order = None
         self.tracking = None
         self.refund_info = None
-        return self._finish(self._done_words(kind, by, oid, proposal))
+        self.seen_orders, self.seen_tracks = {}, {}
+        return self._finish(self._done_words(kind, by, oid, proposal, results))
 
     @staticmethod
-    def _done_words(kind: str, by: dict[str, Any], oid: str, proposal: dict) -> str:
-        """What was done, from each call's result (``by`` tool name)."""
+    def _done_words(kind: str, by: dict[str, Any], oid: str, proposal: dict, results: list[tuple[str, Any]]) -> str:
+        """What was done, from each call's result (``by`` tool name; ``results`` in the order made)."""
         if kind == "cancel":
             r = by["cancel_order"].get("refund")
             money_part = (
@@ -454,7 +461,16 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
                 "contact you by email."
             )
         parts = []
-        if "refund_items" in by:
+        refunds = [(args["order_id"], out) for (name, args), (_, out) in zip(proposal["calls"], results)
+                   if name == "refund_items"]
+        if len({o for o, _ in refunds}) > 1:  # refunds on several orders, their total asked
+            r = refunds[-1][1]
+            dest = "your store credit" if r["destination"] == "store_credit" else "your original payment method"
+            each = ", ".join(f"{out['amount']} on order {o}" for o, out in refunds)
+            total = sum(out["amount_cents"] for _, out in refunds)
+            post = f"; the system shows they should post by {r['expected_post_by']}" if r.get("expected_post_by") else ""
+            parts.append(f"I've issued refunds of {each} ({money(total)} in total) for {proposal['names']} to {dest}{post}.")
+        elif "refund_items" in by:
             r = by["refund_items"]
             dest = "your store credit" if r["destination"] == "store_credit" else "your original payment method"
             post = f"; the system shows it should post by {r['expected_post_by']}" if r.get("expected_post_by") else ""

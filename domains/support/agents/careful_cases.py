@@ -18,7 +18,7 @@ from typing import Any
 
 from envs.records import AgentAction
 
-from .reading import FINE_RE, FOUND_RE, item_noun, money, units_named
+from .reading import FINE_RE, FOUND_RE, ORDER_RE, TOTAL_RE, item_noun, money, units_named
 
 TODAY = dt.date(2026, 6, 15)
 WINDOW_DAYS = 30
@@ -68,13 +68,23 @@ class CarefulCases:
     def _dest_words(self) -> str:
         return "your store credit" if self.facts.store_credit else self._pm_words()
 
-    def _amount(self, items: list[dict]) -> int:
-        """Unit price times the units refunded, plus the shipping fee when every open unit of the order is."""
+    def _amount(self, items: list[dict], order: dict | None = None) -> int:
+        """Unit price times the units refunded, plus the shipping fee when every open unit of the order
+        (``order``, else the one in hand) is."""
+        order = order or self.order
         amount = sum(self._units(it) * it["line_total_cents"] // it["quantity"] for it in items)
+        return amount + (order.get("shipping_cents", 0) if self._takes_last(items, order) else 0)
+
+    def _takes_last(self, items: list[dict], order: dict) -> bool:
+        """Whether refunding ``items`` (their units in hand) leaves nothing of ``order`` open."""
         taking = {it["item_id"]: self._units(it) for it in items}
-        if all(taking.get(it["item_id"], 0) == self._open_units(it) for it in self._open_items()):
-            amount += self.order.get("shipping_cents", 0)
-        return amount
+        return all(taking.get(it["item_id"], 0) == self._open_units(it) for it in order["items"] if it["status"] == "ordered")
+
+    def _parts_names(self, parts: list[tuple[dict, list[dict]]]) -> str:
+        """The items of one order as ``_names`` gives them; of several, each with its order."""
+        if len(parts) == 1:
+            return self._names(parts[0][1])
+        return "; ".join(f"{self._names(its)} from order {o['order_id']}" for o, its in parts)
 
     # -- cases -----------------------------------------------------------------------------------------------
 
@@ -194,10 +204,14 @@ class CarefulCases:
 
     # -- the remedy: a refund or a replacement, with a carrier claim when the parcel never came ----------
 
-    def _remedy(self, claim: str | None, reason: str, items: list[dict], preface: str = "") -> AgentAction:
-        """Propose the remedy for ``items``: ask refund-or-replacement once, check stock for a replacement."""
+    def _remedy(self, claim: str | None, reason: str, items: list[dict], preface: str = "",
+                parts: list[tuple[dict, list[dict]]] | None = None) -> AgentAction:
+        """Propose the remedy for ``items``: ask refund-or-replacement once, check stock for a replacement.
+        ``parts``: the items of several orders, each with its order, proposed together."""
         oid = self.order["order_id"]
-        names = self._names(items)
+        parts = parts or [(self.order, items)]
+        items = [it for _, its in parts for it in its]
+        names = self._parts_names(parts)
         if not items:
             return self._refuse(f"Every item of order {oid} has already been refunded or replaced.")
         pref = self.facts.preference
@@ -206,6 +220,9 @@ class CarefulCases:
                 pref = "refund"
             else:
                 what = "open a claim with the carrier and then either replace" if claim else "either replace"
+                if len(parts) > 1:  # a total asked across orders: said with the question
+                    return self._ask("pref", f"{preface}I'm sorry about this. {self._total_words(parts, ask=False)} "
+                                             "Or I can replace them instead. Which would you prefer: a replacement or a refund?")
                 return self._ask(
                     "pref",
                     f"{preface}I'm sorry about this. I can {what} or refund {names}. "
@@ -222,30 +239,51 @@ class CarefulCases:
                     f"I'm sorry, {', '.join(it['name'] for it in short)} is out of stock, so I can't send a "
                     "replacement; I can refund it instead. "
                 )
-        return self._propose_remedy(claim, reason, items, pref, preface)
+        return self._propose_remedy(claim, reason, parts, pref, preface)
 
-    def _propose_remedy(
-        self, claim: str | None, reason: str, items: list[dict], pref: str, preface: str
-    ) -> AgentAction:
-        oid = self.order["order_id"]
-        names = self._names(items)
-        claim_words = f"open a claim with {self.tracking['carrier']} and " if claim else ""
-        # whole lines in one call; part of a line in a call of its own, with its units as ``quantity``
+    def _remedy_calls(self, oid: str, items: list[dict], pref: str, reason: str) -> list[tuple[str, dict]]:
+        """The calls remedying ``items`` of order ``oid``: whole lines in one call, part of a line in a call
+        of its own, with its units as ``quantity``."""
         whole = [it["item_id"] for it in items if self._units(it) == self._open_units(it)]
         part = [(it["item_id"], self._units(it)) for it in items if self._units(it) != self._open_units(it)]
         groups = ([{"item_ids": whole}] if whole else []) + [{"item_ids": [i], "quantity": n} for i, n in part]
-        calls: list[tuple[str, dict]] = []
         if pref == "replacement":
-            calls += [("send_replacement", {"order_id": oid, **g, "reason": reason}) for g in groups]
+            return [("send_replacement", {"order_id": oid, **g, "reason": reason}) for g in groups]
+        return [("refund_items", {"order_id": oid, **g, "destination": self._dest(), "reason": reason}) for g in groups]
+
+    def _propose_remedy(
+        self, claim: str | None, reason: str, parts: list[tuple[dict, list[dict]]], pref: str, preface: str
+    ) -> AgentAction:
+        oid = self.order["order_id"]
+        names = self._parts_names(parts)
+        claim_words = f"open a claim with {self.tracking['carrier']} and " if claim else ""
+        calls = [c for o, its in parts for c in self._remedy_calls(o["order_id"], its, pref, reason)]
+        if pref == "replacement":
             text = f"{preface}Shall I {claim_words}send you a replacement of {names}?"
-        else:
-            amount = self._amount(items)
-            calls += [("refund_items", {"order_id": oid, **g, "destination": self._dest(), "reason": reason})
-                      for g in groups]
+        elif len(parts) == 1:
+            amount = self._amount(parts[0][1])
             text = f"{preface}Shall I {claim_words}refund {money(amount)} for {names} to {self._dest_words()}?"
+        else:
+            text = preface + self._total_words(parts)
         if claim:
             calls.append(("open_carrier_claim", {"order_id": oid, "reason": claim}))
         return self._propose(text, calls, "remedy", names=names, pref=pref)
+
+    def _total_words(self, parts: list[tuple[dict, list[dict]]], ask: bool = True) -> str:
+        """Each order's refund and their sum (policy: a total across orders is the sum of each order's
+        refund, each by its own items and shipping fee), then "Shall I ...?" when ``ask``."""
+        each, amounts = [], []
+        for o, its in parts:
+            amounts.append(self._amount(its, o))
+            fee = o.get("shipping_cents", 0)
+            why = ("" if not fee else f", with its {money(fee)} shipping fee, as nothing else of that order is left open"
+                   if self._takes_last(its, o) else ", without its shipping fee, as part of that order stays")
+            each.append(f"order {o['order_id']}: {money(amounts[-1])} for {self._names(its)}{why}")
+        said = f"The refunds come to {money(sum(amounts))} in total: " + "; ".join(each) + "."
+        if not ask:
+            return said
+        calls = ", ".join(f"{money(a)} on order {o['order_id']}" for a, (o, _) in zip(amounts, parts))
+        return f"{said} Shall I refund {calls} ({money(sum(amounts))} in all) to {self._dest_words()}?"
 
     # -- the other cases ----------------------------------------------------------------------------------
 
@@ -285,6 +323,55 @@ class CarefulCases:
             return step
         return self._remedy(claim=None, reason=reason, items=open_chosen, preface=f"{said} " if done else "")
 
+    def _orders_total(self) -> AgentAction | None:
+        """Items damaged or missing in several orders named in one message, and their total asked (policy:
+        the sum of each order's refund, each by its own items and shipping fee): each order and its
+        tracking read, the items named in each found, then one proposal with each order's amount and the
+        sum. None when the request is not of that kind (one order named, or no total asked)."""
+        if self.intent not in ("damaged", "missing_item"):
+            return None
+        said = self.facts.texts[self.request_from:]
+        named = next((ids for t in said if len(ids := list(dict.fromkeys(ORDER_RE.findall(t)))) > 1), [])
+        if not named or not TOTAL_RE.search(" ".join(said)):
+            return None
+        seen, tracks = self.seen_orders, self.seen_tracks
+        for oid in named:
+            if oid not in seen and oid not in self.bad_orders:
+                return self._call("get_order", order_id=oid)
+            if oid in seen and seen[oid]["customer_id"] == self.customer_id and oid not in tracks:
+                return self._call("get_shipment_tracking", order_id=oid)
+        word = "damaged" if self.intent == "damaged" else "missing"
+        notes, parts = [], []
+        for oid in named:
+            o, tr = seen.get(oid), tracks.get(oid, {})
+            if o is None or o["customer_id"] != self.customer_id:
+                notes.append(f"I can't find order {oid} on your account, so I've left it out.")
+                continue
+            if tr.get("status") != "delivered":
+                notes.append(f"Order {oid} isn't marked delivered yet, so there's nothing to refund on it yet.")
+                continue
+            if (tr.get("days_since_delivery") or 0) > WINDOW_DAYS:
+                self.refused_before = True
+                notes.append(f"Order {oid} was delivered on {tr['delivered_at'][:10]}, more than 30 days ago, so it's "
+                             "outside our 30-day refund window and I can't refund or replace anything on it.")
+                continue
+            chosen = self._which_items(o)
+            if not chosen and f"item {oid}" not in self.asked:
+                return self._ask(f"item {oid}", f"I'm sorry about that. Which item of order {oid} was {word}?")
+            notes += [f"The {it['name']} from order {oid} has already been {it['status']}, so there's nothing more "
+                      "to refund or replace for it." for it in chosen if it["status"] != "ordered"]
+            if open_items := [it for it in chosen if it["status"] == "ordered"]:
+                parts.append((o, open_items))
+        step = self._how_many([it for _, its in parts for it in its], word)
+        if step is not None:
+            return step
+        preface = " ".join(notes)
+        if not parts:
+            return self._refuse(preface or "I couldn't tell which items of those orders were affected.")
+        self.order, self.tracking = parts[0][0], tracks[parts[0][0]["order_id"]]  # the card spoken of, the report's
+        return self._remedy(claim=None, reason="damaged" if word == "damaged" else "missing_item", items=[],
+                            preface=f"{preface} " if preface else "", parts=parts)
+
     def _how_many(self, items: list[dict], word: str) -> AgentAction | None:
         """Part of a line of several units (policy 3, part of a line): the units the customer named, or
         one question when they said "some of them" without a number. Sets ``unit_counts``."""
@@ -311,10 +398,10 @@ class CarefulCases:
         text = " ".join(self.facts.texts[getattr(self, "request_from", 0):]).lower()
         return [c for c in re.split(r"[().;!?]|, (?:but|and|while)\b", text) if not FINE_RE.search(c)]
 
-    def _which_items(self) -> list[dict]:
-        """The items of the order the customer's complaint names (one or several); an item named only as
-        fine ("the mug is fine") is not among them."""
-        items = self.order["items"]
+    def _which_items(self, order: dict | None = None) -> list[dict]:
+        """The items of the order (``order``, else the one in hand) the customer's complaint names (one or
+        several); an item named only as fine ("the mug is fine") is not among them."""
+        items = (order or self.order)["items"]
         if len(items) == 1:
             return items
         # what the customer said about the request in hand (an earlier request may name other items),

@@ -24,6 +24,8 @@ NAME_RE = re.compile(
 )
 NOT_NAMES = {"Order", "Sorry", "Really", "Very", "Not", "So", "Just", "Still", "Here", "The", "Your", "My", "A", "An"}
 ORDER_RE = re.compile(r"\bO-\d{5}\b")
+# "how much in total", "what would it come to altogether": a sum asked for, across what was named
+TOTAL_RE = re.compile(r"\b(total|altogether|all together|combined|in all|all told|overall|add(?:s|ed)? up|sum)\b", re.I)
 # A street address as people write it ("18 Birch Lane, Boise, ID 83716"), whatever leads up to it
 # ("the new address is", "I've moved to", "send it to", "I'm now at"): the customer never reads out
 # the old one, so the latest address said is the new one.
