@@ -76,9 +76,12 @@ ENCOURAGE = re.compile(
     r"so close|let us|one (small|little|single) step|a single step)\b",
     re.I,
 )
-# Not a verdict: "how you got it" asks for the working; "that part of your plan is right" praises a part.
+# Not a verdict: "how you got it" asks for the working; "that part of your plan is right" and "your
+# division is correct" praise a part of the working, not the answer.
 _NOT_ASKED = r"(?<!how )(?<!where )(?<!why )(?<!when )(?<!what )"
-_PART = r"(?<!part )(?<!plan )(?<!step )(?<!idea )(?<!start )(?<!setup )(?<!method )(?<!approach )(?<!thinking )"
+_PART = (r"(?<!part )(?<!plan )(?<!step )(?<!idea )(?<!start )(?<!setup )(?<!method )(?<!approach )(?<!thinking )"
+         r"(?<!division )(?<!multiplication )(?<!subtraction )(?<!addition )(?<!adding )(?<!working )(?<!calculation )"
+         r"(?<!conversion )")
 VERDICT_POS = re.compile(
     rf"\b((that'?s|that is|it'?s|it is|{_PART}is|you'?re|you are) (correct|right)|correct!|{_NOT_ASKED}you (got|solved) it|well done|you did it)\b",
     re.I)
@@ -90,9 +93,15 @@ NOT_THE_ANSWER = re.compile(
     r"\b(\d[\d.,]*|that|it|this)\s*(isn'?t|is not|'s not|are not|aren'?t)\s+(the|your)\s+(?!only\b|same\b|case\b|end\b|way\b|whole\b)\w+", re.I)
 # Judging an answer by diagnosing it ("looks like you've counted the gaps").
 DIAGNOSE = re.compile(r"\b(looks like you'?ve|seems you'?ve|you'?ve (counted|added|used|forgotten|mixed|left|taken)|you forgot|you mixed up)\b", re.I)
-SOLVED_CLAIM = re.compile(
-    rf"\b({_NOT_ASKED}you (solved|got) it|(that'?s|that is|it'?s|{_PART}is) (correct|right)|correct!|well done|you did it|solved)\b", re.I)
-NOT_SOLVED = re.compile(r"\b(not (solved|there|done|finished)|isn'?t (solved|it)|haven'?t (solved|got)|not (quite )?yet)\b", re.I)
+# Telling the student they solved it: in so many words, or by a verdict that their answer is right
+# (a verdict on a step the student offered as a step, or on a part of the working, tells them the
+# step is right, not that the problem is solved).
+SOLVED_SAID = re.compile(rf"\b({_NOT_ASKED}you (solved|cracked) it|you did it|solved)\b", re.I)
+SOLVED_VERDICT = re.compile(rf"\b({_NOT_ASKED}you got it|(that'?s|that is|it'?s|{_PART}is) (correct|right)|correct!|well done)\b", re.I)
+NOT_SOLVED = re.compile(
+    r"\b(not (solved|there|done|finished|the end)|isn'?t (solved|it|finished|done|over)|haven'?t (solved|got)|not (quite )?yet)\b", re.I)
+# A calculation the verdict is about ("6 x 7 is right", "40 ÷ 5 does give 8"): a part of the working.
+_CALC_BEFORE = re.compile(r"\d\s*(?:[x×*/÷+−-]|times|divided by|plus|minus)\s*\$?\d[^.?!]*$", re.I)
 EQUATION = re.compile(
     r"(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?(?:\s*[-+*/×x÷]\s*\(?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?\)?)+)\s*=\s*\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)"
 )
@@ -340,17 +349,28 @@ def check_understanding(events, idx, params, context=None):
     return "FOLLOWED", f"checks understanding: {qs[0]!r}"
 
 
+def _solved_claim(reply: str, as_step: bool) -> re.Match | None:
+    """Where the reply tells the student they solved it: "you solved it" (less "not solved yet"),
+    or a verdict that their answer is right, unless the verdict is on a step (the student offered
+    the value as one: ``as_step``), on a calculation of the working ("6 x 7 is right"), or the
+    reply says the problem is not done ("that's one step, the problem isn't finished yet")."""
+    said = SOLVED_SAID.search(NOT_SOLVED.sub(lambda m: " " * len(m.group(0)), reply))
+    if said:
+        return said
+    if as_step or NOT_SOLVED.search(reply):
+        return None
+    return next((m for m in SOLVED_VERDICT.finditer(reply) if not _CALC_BEFORE.search(reply[: m.start()])), None)
+
+
 @check("tutoring_solved_needs_correct")
 def solved_needs_correct(events, idx, params, context=None):
     reply = reply_text(events, idx)
     marked = [e for e in step_tools(events, idx, "mark_solved")]
-    claim = SOLVED_CLAIM.search(reply)
-    if claim and NOT_SOLVED.search(reply) and not VERDICT_POS.search(reply):
-        claim = None  # "not solved yet" denies the claim
+    k = known(events, idx, context)
+    claim = _solved_claim(reply, right_step(events, idx, k))
     if not marked and not claim:
         # a prohibition: a reply that claims nothing follows it
         return "FOLLOWED", "makes no claim that the problem is solved"
-    k = known(events, idx, context)
     ok = student_gave_correct(events, idx, k)
     what = "marked the session solved" if marked else f"told the student {claim.group(0)!r}"
     if ok is True:
