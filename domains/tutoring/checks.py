@@ -38,7 +38,7 @@ PRAISE = re.compile(
 # What the student did right, named (effort alone, "you kept going", names nothing done right).
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
-    r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|by \w+ing|"
+    r"minutes|hours|(?<!\ba )total|a total of|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|by \w+ing|"
     r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept(?! (going|trying|at it|working|it up))|"
     r"spotted|caught|avoided|sidestepped))\b",
     re.I,
@@ -90,7 +90,9 @@ VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(co
 NOT_YET = re.compile(r"\b(?:isn'?t it|is not it|not (?:quite )?(?:correct|right|there|it)|not quite)\s+yet\b", re.I)
 # Judging a value as not the quantity asked for ("20 isn't the sale price", "that's not your answer").
 NOT_THE_ANSWER = re.compile(
-    r"\b(\d[\d.,]*|that|it|this)\s*(isn'?t|is not|'s not|are not|aren'?t)\s+(the|your)\s+(?!only\b|same\b|case\b|end\b|way\b|whole\b)\w+", re.I)
+    r"\b(\d[\d.,]*|that|it|this)\s*(isn'?t|is not|'s not|are not|aren'?t|can'?t be|cannot be|couldn'?t be)\s+(the|your)\s+"
+    r"(?!only\b|same\b|case\b|end\b|way\b|whole\b)\w+"
+    r"|\b(that|it|this)\s+(can'?t|cannot|couldn'?t) be (right|correct)\b", re.I)
 # Judging an answer by diagnosing it ("looks like you've counted the gaps").
 DIAGNOSE = re.compile(r"\b(looks like you'?ve|seems you'?ve|you'?ve (counted|added|used|forgotten|mixed|left|taken)|you forgot|you mixed up)\b", re.I)
 # Telling the student they solved it: in so many words, or by a verdict that their answer is right
@@ -275,6 +277,10 @@ def specific_praise(events, idx, params, context=None):
     ok = student_gave_correct(events, idx, k)
     if ok is not True:
         return "NOT_APPLICABLE", "the student gave no correct answer this turn"
+    c = last_check(events, idx)
+    if c is not None and c.get("working_matches_common_error"):
+        # the policy: the number is right for a wrong reason, not yet a correct answer to praise
+        return "NOT_APPLICABLE", f"the number is right but its working is the misconception {c['working_matches_common_error']!r}"
     reply = reply_text(events, idx)
     if not PRAISE.search(reply):
         return "VIOLATED", "the correct answer is not acknowledged"
