@@ -405,6 +405,8 @@ def test_saying_what_an_unclear_value_cannot_be_judges_it():
 
 def test_praise_of_the_student_names_nothing_done():
     assert _v("tutoring_specific_praise", "it's 28", "You're a total legend, love it!", "solves_problem") == "VIOLATED"
+    assert _v("tutoring_specific_praise", "it's 28", "Woohoo! Look how hard you worked on that one.", "solves_problem") == "VIOLATED"
+    assert _v("tutoring_specific_praise", "it's 28", "Yes! You worked out the pens first and took the sold ones off.", "solves_problem") == "FOLLOWED"
     assert _v("tutoring_specific_praise", "it's 28", "Lovely: the total in the pens came first, then the sold ones.", "solves_problem") == "FOLLOWED"
 
 

@@ -35,11 +35,11 @@ PRAISE = re.compile(
     r"\b(great|good|nice|well done|excellent|awesome|perfect|brilliant|fantastic|super|correct|right|you got it|you did it|"
     r"spot on|exactly|yes|yep|yup|nailed|bingo|precisely|that'?s it|there you go|lovely|impressive|smart|clever|"
     r"(solved|cracked) it|you got there|got it right)\b", re.I)
-# What the student did right, named (effort alone, "you kept going", names nothing done right).
+# What the student did right, named (effort alone, "you kept going", "how hard you worked", names nothing done right).
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
     r"minutes|hours|(?<!\ba )total|a total of|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|by \w+ing|"
-    r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept(?! (going|trying|at it|working|it up))|"
+    r"(?<!hard )you (didn'?t|found|used|took|turned|worked(?! (so |really |very |super )?hard)|noticed|remembered|checked|converted|split|grouped|counted|kept(?! (going|trying|at it|working|it up))|"
     r"spotted|caught|avoided|sidestepped))\b",
     re.I,
 )
