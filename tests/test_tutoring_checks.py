@@ -331,6 +331,7 @@ def test_accuracy_does_not_arise_on_a_reply_that_states_no_value_calculation_or_
     "Nope, have another look at the pens.",
     "Each pen holds eight, so that's where the 8 comes from.",
     "5 x 8 is 40, and that part's solid.",
+    "We find the pens first because the sold sheep come out of all of them. Does that make sense?",
 ])
 def test_accuracy_arises_on_a_value_a_calculation_or_a_verdict(reply):
     assert _applies("accurate_statements", "is it 45?", reply, "makes_mistake", before=_problem())
