@@ -423,4 +423,4 @@ def test_the_feeling_acknowledged_by_naming_the_difficulty_or_validating_it():
     v = lambda reply: _v(rule.check.type, "this is so annoying", reply, "frustrated", params=rule.check.params)
     assert v("Yeah, this kind is tricky. What's 5 x 8?") == "FOLLOWED"
     assert v("No wonder you're cross after three goes. What's 5 x 8?") == "FOLLOWED"
-    assert v("Don't worry about the 12 yet: what's 5 x 8?") == "VIOLATED"
+    assert v("Don't worry about it. What's 5 x 8?") == "VIOLATED"
