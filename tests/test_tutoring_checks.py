@@ -313,3 +313,114 @@ def test_the_feeling_acknowledged_by_saying_why_it_makes_sense():
     assert v("Totally get why that wears you out. Shall we try a small bit: what is 5 x 8?") == "FOLLOWED"
     assert v("Being fed up after a few misses is normal. What is 5 x 8?") == "FOLLOWED"
     assert v("Shall we try a small bit: what is 5 x 8?") == "VIOLATED"
+
+
+# -- a rule over what a reply states or lays out does not arise on a reply with none of it -------------
+
+@pytest.mark.parametrize("reply", [
+    "Let's take it from the top of the story together.",
+    "You can totally do this - take your time, I'm right here.",
+    "Hmm, where would you like to begin?",
+])
+def test_accuracy_does_not_arise_on_a_reply_that_states_no_value_calculation_or_verdict(reply):
+    # "everything the tutor states ... its calculations, and whether the student's answer is right"
+    assert not _applies("accurate_statements", "no idea what to do", reply, "gets_confused", before=_problem())
+
+
+@pytest.mark.parametrize("reply", [
+    "Nope, have another look at the pens.",
+    "Each pen holds eight, so that's where the 8 comes from.",
+    "5 x 8 is 40, and that part's solid.",
+    "We find the pens first because the sold sheep come out of all of them. Does that make sense?",
+])
+def test_accuracy_arises_on_a_value_a_calculation_or_a_verdict(reply):
+    assert _applies("accurate_statements", "is it 45?", reply, "makes_mistake", before=_problem())
+
+
+@pytest.mark.parametrize("reply", [
+    "Oof, that's a rotten feeling, and you're allowed to have it. Fancy a breather, then another look with me?",
+    "'In each pen' just means every pen is like the others. Can you put that in your own words?",
+])
+def test_one_step_does_not_arise_on_a_reply_that_lays_out_no_step(reply):
+    assert not _applies("one_step_at_a_time", "this is rubbish, what does 'in each pen' even mean", reply, "gets_confused", before=_problem())
+
+
+def test_one_step_still_arises_on_a_step_and_catches_a_chain():
+    assert _applies("one_step_at_a_time", "huh?", "How many sheep are in the pens to begin with?", "gets_confused", before=_problem())
+    chain = "Sure: 5 x 8 = 40 sheep, then 40 - 12 = 28 left."
+    assert _applies("one_step_at_a_time", "huh?", chain, "gets_confused", before=_problem())
+    assert _v("tutoring_one_step", "huh?", chain, "gets_confused", before=_problem()) == "VIOLATED"
+
+
+def test_not_telling_the_student_they_solved_it_is_kept_by_a_reply_that_only_asks():
+    # a prohibition on an act: every reply that does not do it keeps it
+    assert _applies("solved_needs_correct_answer", "28?", "What makes you say 28 - the pens or the ones left?", "ambiguous_answer", before=_problem())
+
+
+# -- a verdict on a step is not telling the student they solved it -------------------------------------
+
+def test_a_right_step_called_right_is_no_claim_of_solving():
+    student, tools, before = "5 x 8 = 40 so far, yeah?", _step_check(), _problem()
+    for reply in ("Yep, 40 is correct for the pens - that's the first bit. What about the 12 he sells?",
+                  "Correct! Keep that 40 in mind and tell me what happens to the sold ones."):
+        assert _v("tutoring_solved_needs_correct", student, reply, tools=tools, before=before) == "FOLLOWED"
+    # but saying it in so many words is
+    assert _v("tutoring_solved_needs_correct", student, "You solved it - 40 is right!", tools=tools, before=before) == "VIOLATED"
+
+
+def test_a_part_of_the_working_called_right_is_no_claim_of_solving():
+    student, tools, before = "40 sheep, that's my answer", _step_check(), _problem()
+    for reply in ("Your multiplication is correct - 5 x 8 does give 40. Does the farmer keep all of them, though?",
+                  "Your 5 x 8 is right. Now read the end of the story again: what happens to 12 of them?",
+                  "That's right as far as the pens go, but the problem isn't finished yet. What comes off?"):
+        assert _v("tutoring_solved_needs_correct", student, reply, tools=tools, before=before) == "FOLLOWED"
+    # the answer itself called right, though it is wrong
+    assert _v("tutoring_solved_needs_correct", student, "Yes, that's right, 40!", tools=tools, before=before) == "VIOLATED"
+
+
+# -- wanting to stop once the problem is solved is not quitting ------------------------------------------
+
+def _solved_before():
+    right = _tool("check_answer", {"answer": "28", "correct": True}, answer="28", session_id="S")
+    marked = _tool("mark_solved", {"status": "solved"}, session_id="S")
+    return [*_problem(), UserEvent(turn=0, content="40 - 12 = 28"), right, marked, AgentEvent(turn=0, content="Yes, 28 - nicely done.")]
+
+
+def test_wanting_to_stop_after_solving_raises_no_feeling_to_acknowledge():
+    assert not _applies("acknowledge_emotion", "cool, I'm off to swim practice now", situation="tries_to_quit", before=_solved_before())
+    # solved in the very message that asks to stop
+    right = [_tool("check_answer", {"answer": "28", "correct": True}, answer="28", session_id="S")]
+    assert not _applies("acknowledge_emotion", "it's 28. can we stop now?", situation="tries_to_quit", tools=right, before=_problem())
+    # before it is solved, it is quitting; after it, frustration is still a feeling
+    assert _applies("acknowledge_emotion", "cool, I'm off to swim practice now", situation="tries_to_quit", before=_problem())
+    assert _applies("acknowledge_emotion", "ugh that was horrible, I hate these", situation="frustrated", before=_solved_before())
+
+
+# -- judging an unclear answer, praise that names nothing, a right number by a wrong method ------------
+
+def test_saying_what_an_unclear_value_cannot_be_judges_it():
+    reply = "Is 40 your final answer? It can't be the number left - nothing has been taken away yet."
+    assert _v("tutoring_clarify", "maybe 40?", reply, "ambiguous_answer") == "VIOLATED"
+    assert _v("tutoring_clarify", "maybe 40?", "Is 40 your final answer, or the sheep before any are sold?", "ambiguous_answer") == "FOLLOWED"
+
+
+def test_praise_of_the_student_names_nothing_done():
+    assert _v("tutoring_specific_praise", "it's 28", "You're a total legend, love it!", "solves_problem") == "VIOLATED"
+    assert _v("tutoring_specific_praise", "it's 28", "Woohoo! Look how hard you worked on that one.", "solves_problem") == "VIOLATED"
+    assert _v("tutoring_specific_praise", "it's 28", "Yes! You worked out the pens first and took the sold ones off.", "solves_problem") == "FOLLOWED"
+    assert _v("tutoring_specific_praise", "it's 28", "Lovely: the total in the pens came first, then the sold ones.", "solves_problem") == "FOLLOWED"
+
+
+def test_a_right_number_by_a_wrong_method_is_no_correct_answer_to_praise():
+    lucky = [_tool("check_answer", {"answer": "28", "correct": True, "working_matches_common_error": "adds_instead"}, answer="28", session_id="S")]
+    assert _v("tutoring_specific_praise", "28, I did 16 + 12", "28 is the number, but how did 16 come in?", "solves_problem", tools=lucky) == "NOT_APPLICABLE"
+
+
+def test_the_feeling_acknowledged_by_naming_the_difficulty_or_validating_it():
+    from envs.domain import get_domain
+
+    rule = get_domain("tutoring").rules["acknowledge_emotion"]
+    v = lambda reply: _v(rule.check.type, "this is so annoying", reply, "frustrated", params=rule.check.params)
+    assert v("Yeah, this kind is tricky. What's 5 x 8?") == "FOLLOWED"
+    assert v("No wonder you're cross after three goes. What's 5 x 8?") == "FOLLOWED"
+    assert v("Don't worry about it. What's 5 x 8?") == "VIOLATED"

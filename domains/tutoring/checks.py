@@ -35,11 +35,11 @@ PRAISE = re.compile(
     r"\b(great|good|nice|well done|excellent|awesome|perfect|brilliant|fantastic|super|correct|right|you got it|you did it|"
     r"spot on|exactly|yes|yep|yup|nailed|bingo|precisely|that'?s it|there you go|lovely|impressive|smart|clever|"
     r"(solved|cracked) it|you got there|got it right)\b", re.I)
-# What the student did right, named (effort alone, "you kept going", names nothing done right).
+# What the student did right, named (effort alone, "you kept going", "how hard you worked", names nothing done right).
 SPECIFIC = re.compile(
     r"\b(step|multipl\w*|divid\w*|add\w*|subtract\w*|took away|convert\w*|denominator|percent\w*|per|each|unit|"
-    r"minutes|hours|total|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|by \w+ing|"
-    r"you (didn'?t|found|used|took|turned|worked|noticed|remembered|checked|converted|split|grouped|counted|kept(?! (going|trying|at it|working|it up))|"
+    r"minutes|hours|(?<!\ba )total|a total of|left|remainder|gaps?|posts?|fraction|rate|discount|price|how you|the way you|because|by \w+ing|"
+    r"(?<!hard )you (didn'?t|found|used|took|turned|worked(?! (so |really |very |super )?hard)|noticed|remembered|checked|converted|split|grouped|counted|kept(?! (going|trying|at it|working|it up))|"
     r"spotted|caught|avoided|sidestepped))\b",
     re.I,
 )
@@ -76,9 +76,12 @@ ENCOURAGE = re.compile(
     r"so close|let us|one (small|little|single) step|a single step)\b",
     re.I,
 )
-# Not a verdict: "how you got it" asks for the working; "that part of your plan is right" praises a part.
+# Not a verdict: "how you got it" asks for the working; "that part of your plan is right" and "your
+# division is correct" praise a part of the working, not the answer.
 _NOT_ASKED = r"(?<!how )(?<!where )(?<!why )(?<!when )(?<!what )"
-_PART = r"(?<!part )(?<!plan )(?<!step )(?<!idea )(?<!start )(?<!setup )(?<!method )(?<!approach )(?<!thinking )"
+_PART = (r"(?<!part )(?<!plan )(?<!step )(?<!idea )(?<!start )(?<!setup )(?<!method )(?<!approach )(?<!thinking )"
+         r"(?<!division )(?<!multiplication )(?<!subtraction )(?<!addition )(?<!adding )(?<!working )(?<!calculation )"
+         r"(?<!conversion )")
 VERDICT_POS = re.compile(
     rf"\b((that'?s|that is|it'?s|it is|{_PART}is|you'?re|you are) (correct|right)|correct!|{_NOT_ASKED}you (got|solved) it|well done|you did it)\b",
     re.I)
@@ -87,12 +90,20 @@ VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(co
 NOT_YET = re.compile(r"\b(?:isn'?t it|is not it|not (?:quite )?(?:correct|right|there|it)|not quite)\s+yet\b", re.I)
 # Judging a value as not the quantity asked for ("20 isn't the sale price", "that's not your answer").
 NOT_THE_ANSWER = re.compile(
-    r"\b(\d[\d.,]*|that|it|this)\s*(isn'?t|is not|'s not|are not|aren'?t)\s+(the|your)\s+(?!only\b|same\b|case\b|end\b|way\b|whole\b)\w+", re.I)
+    r"\b(\d[\d.,]*|that|it|this)\s*(isn'?t|is not|'s not|are not|aren'?t|can'?t be|cannot be|couldn'?t be)\s+(the|your)\s+"
+    r"(?!only\b|same\b|case\b|end\b|way\b|whole\b)\w+"
+    r"|\b(that|it|this)\s+(can'?t|cannot|couldn'?t) be (right|correct)\b", re.I)
 # Judging an answer by diagnosing it ("looks like you've counted the gaps").
 DIAGNOSE = re.compile(r"\b(looks like you'?ve|seems you'?ve|you'?ve (counted|added|used|forgotten|mixed|left|taken)|you forgot|you mixed up)\b", re.I)
-SOLVED_CLAIM = re.compile(
-    rf"\b({_NOT_ASKED}you (solved|got) it|(that'?s|that is|it'?s|{_PART}is) (correct|right)|correct!|well done|you did it|solved)\b", re.I)
-NOT_SOLVED = re.compile(r"\b(not (solved|there|done|finished)|isn'?t (solved|it)|haven'?t (solved|got)|not (quite )?yet)\b", re.I)
+# Telling the student they solved it: in so many words, or by a verdict that their answer is right
+# (a verdict on a step the student offered as a step, or on a part of the working, tells them the
+# step is right, not that the problem is solved).
+SOLVED_SAID = re.compile(rf"\b({_NOT_ASKED}you (solved|cracked) it|you did it|solved)\b", re.I)
+SOLVED_VERDICT = re.compile(rf"\b({_NOT_ASKED}you got it|(that'?s|that is|it'?s|{_PART}is) (correct|right)|correct!|well done)\b", re.I)
+NOT_SOLVED = re.compile(
+    r"\b(not (solved|there|done|finished|the end)|isn'?t (solved|it|finished|done|over)|haven'?t (solved|got)|not (quite )?yet)\b", re.I)
+# A calculation the verdict is about ("6 x 7 is right", "40 ÷ 5 does give 8"): a part of the working.
+_CALC_BEFORE = re.compile(r"\d\s*(?:[x×*/÷+−-]|times|divided by|plus|minus)\s*\$?\d[^.?!]*$", re.I)
 EQUATION = re.compile(
     r"(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?(?:\s*[-+*/×x÷]\s*\(?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?\)?)+)\s*=\s*\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)"
 )
@@ -266,6 +277,10 @@ def specific_praise(events, idx, params, context=None):
     ok = student_gave_correct(events, idx, k)
     if ok is not True:
         return "NOT_APPLICABLE", "the student gave no correct answer this turn"
+    c = last_check(events, idx)
+    if c is not None and c.get("working_matches_common_error"):
+        # the policy: the number is right for a wrong reason, not yet a correct answer to praise
+        return "NOT_APPLICABLE", f"the number is right but its working is the misconception {c['working_matches_common_error']!r}"
     reply = reply_text(events, idx)
     if not PRAISE.search(reply):
         return "VIOLATED", "the correct answer is not acknowledged"
@@ -340,17 +355,28 @@ def check_understanding(events, idx, params, context=None):
     return "FOLLOWED", f"checks understanding: {qs[0]!r}"
 
 
+def _solved_claim(reply: str, as_step: bool) -> re.Match | None:
+    """Where the reply tells the student they solved it: "you solved it" (less "not solved yet"),
+    or a verdict that their answer is right, unless the verdict is on a step (the student offered
+    the value as one: ``as_step``), on a calculation of the working ("6 x 7 is right"), or the
+    reply says the problem is not done ("that's one step, the problem isn't finished yet")."""
+    said = SOLVED_SAID.search(NOT_SOLVED.sub(lambda m: " " * len(m.group(0)), reply))
+    if said:
+        return said
+    if as_step or NOT_SOLVED.search(reply):
+        return None
+    return next((m for m in SOLVED_VERDICT.finditer(reply) if not _CALC_BEFORE.search(reply[: m.start()])), None)
+
+
 @check("tutoring_solved_needs_correct")
 def solved_needs_correct(events, idx, params, context=None):
     reply = reply_text(events, idx)
     marked = [e for e in step_tools(events, idx, "mark_solved")]
-    claim = SOLVED_CLAIM.search(reply)
-    if claim and NOT_SOLVED.search(reply) and not VERDICT_POS.search(reply):
-        claim = None  # "not solved yet" denies the claim
+    k = known(events, idx, context)
+    claim = _solved_claim(reply, right_step(events, idx, k))
     if not marked and not claim:
         # a prohibition: a reply that claims nothing follows it
         return "FOLLOWED", "makes no claim that the problem is solved"
-    k = known(events, idx, context)
     ok = student_gave_correct(events, idx, k)
     what = "marked the session solved" if marked else f"told the student {claim.group(0)!r}"
     if ok is True:
