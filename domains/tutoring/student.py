@@ -227,12 +227,13 @@ class ScriptedStudent:
     lowercase: bool = False  # types in lower case, no full stop at the end (a terse student)
     confidence: str = ""
     shows_steps: bool = False  # writes its steps out (``shows_work: steps``), not only the last one
-    notation: str = "compact"  # how it writes a calculation: "60+40=100", "60+40 = 100" or "60 + 40 = 100"
+    notation: str = "compact"  # how it writes a calculation: "60+40=100" or "60+40 = 100"
     unit: str = ""  # what the question counts (" minutes"), said after its answer now and then
     lost_last: bool = False  # its last message said it was lost
     revised_now: bool = False  # this message lets go of a misconception (or of a slip)
     progress_now: bool = False  # this message shows a step it worked: no lost mood beside it
     step_at: int = -1  # the last of the worked steps it has shown on its way (``_next_step``)
+    changed_at: int = -1  # the first line of its working a hint changed (what it shows of it, giving only answers)
 
     # -- the student's maths ------------------------------------------------------
 
@@ -257,7 +258,8 @@ class ScriptedStudent:
         self.confidence = str(dims.get("confidence") or "")
         self.shows_steps = dims.get("shows_work") != "answer_only"
         n = turn.rng.random()
-        self.notation = "compact" if self.lowercase or n < 0.6 else ("semi" if n < 0.85 else "spaced")
+        # (never "60 + 40 = 100" spaced out: five words to the repetition figure, the same in every task)
+        self.notation = "compact" if self.lowercase or n < 0.65 else "semi"
         m = re.search(r"\bhow many ([a-z]+)", mind["statement"], re.I)
         self.unit = f" {m.group(1).lower()}" if m and m.group(1).lower() not in _NOT_A_UNIT else ""
         # its voice for the episode: a few habits of its own, in its register, used on some of its
@@ -302,11 +304,8 @@ class ScriptedStudent:
         return self.answer + 1000
 
     def _spoken(self, expr: str) -> str:
-        """A calculation as this student writes it: "3x4+2", or "3 x 4 + 2"."""
-        s = re.sub(r"\s*([-+*/])\s*", r" \1 ", expr.replace("//", "/")).replace(" * ", " x ").strip()
-        if self.notation != "spaced":
-            s = re.sub(r"\s*([-+/])\s*", r"\1", s).replace(" x ", "x")
-        return s
+        """A calculation as a student types it: "3x4+2"."""
+        return re.sub(r"\s*([-+/])\s*", r"\1", expr.replace("//", "/").replace("*", "x")).replace(" ", "")
 
     def _eq(self, calc: str, value: Fraction) -> str:
         if calc == self.fmt(value):  # "3/8" after "2+1=3, 5+3=8": the number, no sum
@@ -348,6 +347,11 @@ class ScriptedStudent:
             return self._spoken(self.mind["wrong_expr"])
         return self.joins.join(self._eq(c, v) for c, v in self._calcs())
 
+    def _answer_shows(self) -> bool:
+        """Whether its answer shows the misconception it holds: not an answer two misconceptions give, whose
+        working it shows only when asked (a hint before that finds no mistake shown to let go of)."""
+        return self.active and not (self.cfg.get("working_when_asked") and self.stage_i == 0)
+
     def _may_show(self) -> bool:
         """Whether it may volunteer its working now: not a working its task has it show only when asked
         (which tells twin misconceptions apart, or a right answer's wrong method)."""
@@ -360,7 +364,9 @@ class ScriptedStudent:
         calcs = self._calcs()
         if not self._may_show() or parse_number(value) != calcs[-1][1]:
             return ""
-        calcs = calcs[start:] if self.shows_steps or start else calcs[-1:]
+        if not (self.shows_steps or start):  # a student who gives only answers shows what changed, or its last line
+            start = self.changed_at if 0 <= self.changed_at < len(calcs) else len(calcs) - 1
+        calcs = calcs[start:]
         if not calcs:
             return ""
         said = {v for _, v in calcs[:-1]} | {n for c, _ in calcs for n in numbers_in(c)}
@@ -419,6 +425,7 @@ class ScriptedStudent:
             worked = (self.revised_now or self.lost_last or self.quiet_turns >= 2) and bool(self.said)
         w = self._worked(value, start) if worked and not self.repeating else ""
         if w:
+            self.changed_at = -1
             parts.append(self._pick(turn, clause or L.WORK_CLAUSE, w=w))
             if plain:
                 lines = L.AFTER_WORK  # its working said, the answer is short ("So it's 45.")
@@ -426,7 +433,7 @@ class ScriptedStudent:
         parts.append(self._pick(turn, lines).format(x=value))
         self.stated.append(value)
         self.told.append(value)
-        if not self.is_right(value) and self.active:
+        if not self.is_right(value) and self._answer_shows():
             self.shown_wrong = True
         if submit:
             self._submit(turn, value)
@@ -539,11 +546,16 @@ class ScriptedStudent:
             self.resume_due, self.deferred = False, ""
             pre.append(self._pick(turn, L.RESUME))
         if self.active and self.shown_wrong and not self.stubborn and not self.coincides and addressed_in(self.mind, heard):
+            old = [c for c, _ in self._calcs()]
             self.active, revised = False, True
             self.revised_now = True  # its next answer comes with the working that gives it
             self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
             pre.append(self.realised_now)
             self._next_stage()
+            # what it does differently now starts at the first line of its working that changed
+            new = [c for c, _ in self._calcs()]
+            self.changed_at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new) - 1))
+            self.step_at = self.changed_at - 1
         elif self.stated and not told_fact and L.ASKS_WORKING.search(msg) and not self.slip_pending:
             if not self.active and not self.announced and not self.cfg.get("quits"):
                 # its working now gives the right answer: it says what that comes to (a working that ends
@@ -737,7 +749,7 @@ class ScriptedStudent:
         if sit == "ambiguous_answer":
             self.pending_ambiguous = x
             self.stated.append(x)
-            self.shown_wrong = self.shown_wrong or self.active
+            self.shown_wrong = self.shown_wrong or self._answer_shows()
             parts.append(self._pick(turn, L.OPEN_HEDGE).format(x=x))
         elif sit == "pushes_for_answer":
             parts.append(self._pick(turn, L.OPEN_PUSH))
@@ -794,7 +806,7 @@ class ScriptedStudent:
         if sit == "ambiguous_answer":
             self.pending_ambiguous = x
             self.stated.append(x)
-            self.shown_wrong = self.shown_wrong or self.active
+            self.shown_wrong = self.shown_wrong or self._answer_shows()
             self.quiet_turns = 0
             parts.append(self._pick(turn, L.HEDGE).format(x=x))
             return sit

@@ -102,6 +102,10 @@ STATE = {  # stating an answer the student believes (plain: no hedge words)
         "[Ugh, |Honestly, |Whatever, |]I got {x} [again |]and I bet it's [wrong|not right|wrong anyway][.|!]",
         "[All I have is|All I can get is|I only get|The only thing I get is|All I ever get is] {x}[ and I hate this|, which is probably wrong|, and that's probably wrong too| and I'm fed up|].",
         "[Every time|Whatever I do|However I do it|No matter what I do] I [end up with|get|keep getting] {x}[ and it's driving me mad|, and I can't tell if it's right|, and I'm sick of it| and I give up on it|].",
+        # (for a new answer: fed up with the problem, unsure of the result)
+        "[Ugh|Ugh, okay|Fine|Whatever|Great|Honestly|Ugh, whatever], [I got|I've got|it comes to|that gives me|I ended up with] {x}[.|!] "
+        "[Probably wrong.|Bet it's wrong.|I don't trust it.|Whatever.|Probably rubbish.|Knowing me it's wrong.|It feels wrong.|I hate this one.]",
+        "[This is so annoying|I hate these|This took forever|I'm so done with this|This one is the worst|My head hurts][.|!] [I got|It's|I have|It comes to] {x}[.|!|?| I think.]",
     ),
     "opening_stuck": expand(
         "I got {x} [but I'm stuck|but then I got stuck|and then I got stuck|and now I'm stuck|and then I didn't know what to do|and then I stopped|and then I couldn't go on][.|!| after that.]",
@@ -189,7 +193,7 @@ THANKS = {  # (short sentences, as a child's goodbye is: a long one would be the
         "[Yes|Yay|Oh good|Great|Nice|Phew|Oh, yay][!|.|, finally.] [Thank you|Thanks|Thanks a lot|Thank you so much][!|.]"
         "[| That makes sense now.| That helped.| I get it now.| Now I see it.]",
         "[Okay|Oh, okay|Ok][,|.] [thank you|thanks][!|.] [Easier than I thought.|I'll remember that.|That wasn't so bad.|"
-        "I was worried.|I can do it now.|That was fun.]",
+        "I was worried.|I get these now.|That was fun.]",
         "Yay, {x}{u}[!|.] [Thank you!|Thanks!|Thanks for helping.|I knew it.]",
         "[Phew|Oh good|Yay|Oh, nice][.|!] [Thanks for helping.|Thank you for helping.|Thanks for your help.|Glad I got it.]",
         "[Oh!|Oh.|Ooh.] [So it was {x}{u}.|{x}{u}, okay.] [Thank you.|Thanks!|Thanks a lot.]",
@@ -213,16 +217,18 @@ NOT_STARTED = expand("[Nothing yet, really.|Not much.|Um, nothing.|] I haven't w
 # The working that gives a new answer, said before the answer's own line: {w} its calculations
 # ("60+40=100, then 100-55=45"). No word that reads as a result stated ("is", "so", "I have") goes right
 # before a calculation: the answer line after it says which number is the answer.
-WORK_CLAUSE = expand("[I did|I went|Um,|Okay,|Ok,|Hmm,|Redoing it,|Doing it again,|Now I did|This time I did|] {w}[.|!]")
+WORK_CLAUSE = expand("[I did|I went|Um,|Okay,|Ok,|Hmm,|Redoing it,|Doing it again,|Now I did|] {w}[.|!]")
 # The answer said after its working: short, and worded as an answer ("So it's 45.")
-AFTER_WORK = expand("[So it's|So that's|That's|So I get|I get] {x}{u}[.|!|?]", "[That makes it|So the answer's|Which makes it|So I got] {x}[.|!|?]")
+AFTER_WORK = expand("[So it's|So that's|That's|I get] {x}{u}[.|!|?]", "[That makes it|So the answer's|So I got|So I get] {x}[.|!|?]")
 # Going on from a step the tutor took (its "what next?"): the rest of the working.
 THEN_CLAUSE = expand("[Then|And then|After that|Next|Okay, then|Ok, and then|Then I did] {w}[.|!]")
 # Lost once already, it tries the next bit it can do ({c}: one calculation, "60+40=100") and asks what comes next.
-PROGRESS_STEP = expand("[I think|Um, I think|Ok, I think|Wait, I think] {c} [first|for the first bit|to start][?|.] "
-                       "[Then what?|What do I do with it after that?|Is that the start?|And then what?|What comes after that?]",
-                       "[I can do this bit:|I know this bit:|I can do the first bit:|This bit I can do:] {c}. [But then what?|What's next?|Then what do I do?|Then I get stuck.]",
-                       "[Do I start with|Should I start with|Do I do] {c}? [Then what?|I don't know what comes after.|What's after that?]")
+# (short sentences: a calculation is one word to the repetition figure, so "I think {c} to start?" would be
+# the same five words in every task)
+PROGRESS_STEP = expand("[I think|Um,|Wait,|Ok,|Hmm,|] {c}[ first|][?|.] "
+                       "[Then what?|And after that?|Is that the start?|And then what?|What comes next?|What now?|Then?]",
+                       "[This bit's easy:|I know this:|Easy bit:|This part:|Ok this bit:] {c}. [But then what?|What's next?|Then I'm stuck.|Then what?]",
+                       "[Do I do|Start with|First] {c}? [Then what?|What's after that?|And then?|Then I'm lost.]")
 # Lost once already, with no step it can do: it points at the part it is stuck on ({q}).
 CONFUSED_PART = expand("I don't get what to do with {q}[.|!| here.]", "[Where|How] does {q} [go|fit|come in]? [I'm stuck on that bit.|That's the bit I don't get.|]",
                        "[It's|I think it's] {q} I don't get[.|!]", "[Do I still|Do I even|Do I] use {q}? [I don't get that bit.|That's the bit I'm stuck on.|]")
@@ -245,9 +251,9 @@ MOOD = {
                          expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
     "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last].",
                              f"{K}, I['ve| have] finally [got it|worked it out|figured it out|done it][| now]."),
-                      expand("", "[Is that right|Did I get it right|Is that it|Am I right|Is that the answer]?",
-                             "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think|I'm quite sure|I'm sure] that's [it|right|the answer|correct|the one][| this time| now| for this one].",
-                             "[I checked it|I went over it|I looked at it again|I double-checked it][| twice| on paper] [and it looks right|and it seems fine|and I think it's right].")),
+                      expand("", "[Is that right|Did I get it|Is that it|Am I right|Is that the answer]?",
+                             "[Pretty sure|I reckon|I think|I'm sure] that's [it|right][.|!]",
+                             "[I checked it|Checked it twice|I did it twice|I double-checked][.|!]", "Right?", "Yes?")),
     "solves_problem": (expand(f"{K}, I [think I|reckon I|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last].",
                               f"{K}, I finally [solved it|got it|did it|finished it|cracked it][| now]."),
                        expand("", "[Did I get it?|Is that it?|Is that right?|Am I right?|Right?|Yes?|Correct?]")),
@@ -327,7 +333,8 @@ ASKS_WORKING = re.compile(
     r"what (calculation|sum)s? did you|your working|how you got)\b",
     re.I,
 )
-STEP_JOINS = [", then ", ", and then ", "; then ", ", after that ", " and then ", ", next "]
+# (". " too: a line of working at a time, as on paper: "42/3=14. 42-14=28.")
+STEP_JOINS = [", then ", ", and then ", "; then ", ", after that ", " and then ", ", next ", ". ", ". Then ", ", "]
 SHOW_WORKING = expand("[I did|What I did was|My working was|I wrote|I worked out|My sums were|I went] {w}[.|!]", "[I just|First I|All I did was|I] worked out {w}[.|!| on paper.]",
                       "[Here's what I did|This is what I did|My working's like this|What I wrote was]: {w}[.|!]", "[On my sheet I have|I've got written down|I wrote down] {w}[.|!]")
 WITH_WORKING = expand("[I did|I worked out|I wrote|I went] {{w}} and [got|ended up with|it came to] {x}[.|!]", "I worked out {{w}}, so [it's|the answer is|I got] {x}[.|!]",
@@ -337,7 +344,7 @@ AFTER_STEP = expand("For the first [part|bit|step] I [got|had|worked out] {{r}},
                     "First I got {{r}}, and [my answer is|then I got|the end answer is|after that I got] {x}[.|!]",
                     "I had {{r}} after the first [bit|part|step], and then I [got|ended up with] {x} [at the end|in the end|for the answer][.|!]",
                     "[The first part came to|The first bit gave me|The first step came to|The first part gave me] {{r}}, [and then I got|and the answer I got is|and in the end I got|then I got] {x}[.|!]")
-_STEP_Q = "[Is that right so far?|Is that okay so far?|Is that right before I go on?|Is that okay?|Can you check that so far?|Does that look right?|Am I on the right track?|Should I keep going from there?|Is that the right start?|Can you check that before I do the rest?|Is that right before I carry on?]"
+_STEP_Q = "[Right so far?|Is that okay so far?|Is that right?|Is that okay?|Can you check that?|Does that look right?|Am I on track?|Should I keep going?|Good start?|Check that first?|Is that the start?]"
 ASK_STEP = expand(f"[I worked out|I did|I've done|I started with] the first [part|bit|step] and [got|I got|it came to|I have] {{r}}. {_STEP_Q}",
                   f"So far [I have|I got|I've got] {{r}} for the first [bit|part|step][| on my sheet]. {_STEP_Q}",
                   f"[For the first step|For the first bit|For the first part] I [got|have|wrote] {{r}}[| on my sheet| down]. {_STEP_Q}",
