@@ -33,6 +33,16 @@ Contract, each turn:
 * It states the right answer once (again only when the tutor asks for it);
   never quotes a worked step's label, which it never saw; never sends the same
   message twice; an opening never contradicts itself.
+* It shows its arithmetic: a new answer after a hint that moved it, after it said it was lost, or
+  after a while without one comes after the working that gives it, in its own notation, a line at
+  a time from the problem's quantities ("42/3=14, 42-14=28, 28/6=4"), right or as its misconception
+  has it (only what changed, or the last line, from a student who gives only answers; never a
+  working its task has it show only when asked). Lost once, a second confused turn works the next
+  line it can ("60+40=100 first? then what?") or names the part it is stuck on, never "I'm lost"
+  again. It is not fed up in the message where it sees its mistake or is told a step is right.
+* It speaks in its persona's register: slang only from a casual one, lower case from a terse one,
+  no "pretty sure" from one who doubts its answers; what it tried and its goodbye are its own words,
+  drawn per episode.
 * It submits every answer it states as final through ``submit_answer``, copies
   an answer the tutor gives away, and stops once the tutor confirms an answer
   it gave (it believes its tutor, even about a wrong one).
@@ -973,8 +983,8 @@ class ScriptedStudent:
         self.claimed |= bool(_CLAIM.search(text.replace(body, " ")) or _CLAIM.search(body))
         self.said.add(text)
         self.sentences_said |= _keys(text)
-        # lost, and saying so: its next confused turn tries a step instead of saying it again
-        self.lost_last = played == "gets_confused" and not self.progress_now and not realised
+        # lost, or unsure what comes next, and saying so: its next confused turn tries a step instead
+        self.lost_last = played == "gets_confused" and not self.progress_now
         text = self._typed(text)
         self.said.add(text)
         return UserReply(text, relabel=played != turn.situation_id, played=played)
