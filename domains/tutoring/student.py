@@ -595,16 +595,18 @@ class ScriptedStudent:
 
         # A clarification the tutor asked for is this turn's answer.
         asks_final = bool(self.told) and bool(L.ASKS_FINAL.search(msg))
-        asked_to_clarify = (self.pending_ambiguous is not None or asks_final) and "?" in msg
+        # (asked what comes next after a step it showed, "it isn't the final answer yet", it goes on from the step)
+        asked_to_clarify = (self.pending_ambiguous is not None or asks_final) and "?" in msg and not self.step_pending
         # a hedge once is a situation; asked again what it meant, a student says it
         if asked_to_clarify and (drawn != "ambiguous_answer" or self.hedged_asked):
             self.hedged_asked = False
-            x = self.pending_ambiguous or self.told[-1]
-            x = x if self.active else self.current()
+            meant = self.pending_ambiguous or self.told[-1]
+            x = meant if self.active else self.current()
             self.pending_ambiguous = None
             body: list[str] = []
-            self._state(turn, x, body, L.CLARIFY)
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
+            # "I meant 45" only of a 45 it said; an answer it has changed since is a new one, said as such
+            self._state(turn, x, body, L.CLARIFY if parse_number(x) == parse_number(meant) else L.STATE[played])
             return self._out(turn, dims, pre, " ".join(body), played)
         self.hedged_asked = asked_to_clarify
 
