@@ -37,9 +37,10 @@ ANSWER_CUE = re.compile(
     r"got (?:to|as far as)|putting|writing down|saying|go:|go with|mean|makes? it|final:|(?:answer|thing),|sticking with|"
     r"(?:answer|number|got|with|have|had|now|it) (?:is|was|'?s)|, so|it'?s still|gave me|gives me|which is|get is|thing is|"
     r"meant was|right (?:with|about)|is the answer|of it[,:]|in the end)\s*\$?"
-    r"(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)",
+    r"(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\s*(?:(?:[-+*/\u00d7\u00f7]|x)\s*\(?\d|=\s*\$?\d))",
     re.I,
 )
+# (a number that starts a calculation, "I wrote 160+95=255", is an operand, not the answer stated)
 # ("not sure what to do next" is about the next step, not a hedge on the number)
 HEDGE = re.compile(r"\b(maybe|or something|i guess|like \$?\d|i dunno|not sure(?! (?:what|how|where|which|why)\b))\b", re.I)
 PUSH = re.compile(r"\b(just tell me|give me the answer|tell me the answer|tell me what the answer|just give me|tell me if that'?s it|"
@@ -65,7 +66,8 @@ MATHY = re.compile(
 # A calculation the student shows ("100 - 30", "(2 + 2) x 5"): what check_answer's ``working`` takes.
 CALCULATION = re.compile(r"\(?\d[\d.,]*\)?(?:\s*(?:[-+*/\u00d7\u00f7]|x(?=\s*[\d(]))\s*\(?\d[\d.,]*\)?)+")
 # "my answer is 7", "what I have is 7", "it works out to 7": a result of its own for stated_numbers (a statement's "is" numbers are left out there)
-STATED_CUE = re.compile(r"\b(?:is|was|gave me|gives me|came (?:out )?to|comes (?:out )?to|works? out (?:at|to|as)|worked out (?:at|to|as)|makes|made|had)\s+\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\d)(?!\s*(?:minutes?|hours?|cents?|%))", re.I)
+STATED_CUE = re.compile(r"\b(?:is|was|gave me|gives me|came (?:out )?to|comes (?:out )?to|works? out (?:at|to|as)|worked out (?:at|to|as)|makes|made|had)\s+\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\d)(?!\s*(?:minutes?|hours?|cents?|%))"
+                        r"(?!\s*(?:(?:[-+*/\u00d7\u00f7]|x)\s*\(?\d|=\s*\$?\d))", re.I)
 STEP_FRAME = re.compile(r"\b(first (part|bit|step)|so far|for the first|before I (go on|do the rest)|after the first)\b", re.I)
 
 
@@ -91,8 +93,9 @@ _FRACTION = re.compile(r"\d+\s*/\s*\d+")
 
 def _calculations_in(text: str) -> list[str]:
     """The calculations written in ``text`` ("100 - 30", "(2 + 2) x 5"); a plain fraction (5/12) is a number."""
-    found = [m.group(0).strip().rstrip(".,") for m in CALCULATION.finditer(text)]
-    return [c for c in found if not _FRACTION.fullmatch(c)]
+    # (a division with its result, "51/3=17", is a calculation, not the fraction 51/3)
+    found = [(m.group(0).strip().rstrip(".,"), text[m.end():].lstrip().startswith("=")) for m in CALCULATION.finditer(text)]
+    return [c for c, result in found if result or not _FRACTION.fullmatch(c)]
 
 
 def shown_working(text: str) -> str:
@@ -115,11 +118,16 @@ def stated_numbers(text: str, statement_numbers: set) -> list[str]:
     return out
 
 
+# the result of a calculation the student wrote ("60+40=100"): a number it states, as a cue word's is
+RESULT_CUE = re.compile(r"=\s*\$?(-?\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,]*\s*(?:(?:[-+*/\u00d7\u00f7]|x)\s*\(?\d|=))")
+
+
 def extract_answer(text: str, statement_numbers: set) -> tuple[str | None, bool]:
-    """The answer a student states in a message ("I got 55", "maybe it's like 40?") and whether it is hedged."""
+    """The answer a student states in a message ("I got 55", "maybe it's like 40?", "100-55=45") and whether it is hedged:
+    the last it states."""
     body = _quoted_removed(text)
     found = None
-    for m in ANSWER_CUE.finditer(body):
+    for m in sorted([*ANSWER_CUE.finditer(body), *RESULT_CUE.finditer(body)], key=lambda m: m.start(1)):
         raw = m.group(1).replace(" ", "").rstrip(",")
         try:
             v = parse_number(raw)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
@@ -68,6 +69,60 @@ def evaluate(expr: str) -> Fraction:
     except SyntaxError as e:
         raise ValueError(f"cannot parse {expr!r}: {e.msg}") from None
     return ev(tree)
+
+
+_CHAIN = {ast.Add: "+", ast.Sub: "+", ast.Mult: "*", ast.Div: "*", ast.FloorDiv: "//"}
+_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "/"}
+
+
+def worked_steps(expr: str, show: Callable[[Fraction], str], fractions: bool = False) -> list[tuple[str, Fraction]]:
+    """An expression worked the way a student writes it down, one calculation a line, innermost first:
+    "(42-42/3)//6" -> [("42/3", 14), ("42-14", 28), ("28/6", 4)]. A run of one kind of operation stays one
+    calculation ("100+40+55", "60*20/100"); a bracket, a change of kind or a whole-number division (written
+    "/") is worked out first. With ``fractions`` a fraction written as one ("1/3", not "42/3") is a number.
+    ``show`` writes a value ("3.5"). Raises ValueError for what ``evaluate`` cannot read."""
+    tree = ast.parse(expr.strip(), mode="eval").body
+    out: list[tuple[str, Fraction]] = []
+
+    def number(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return show(Fraction(str(node.value)))
+        if (fractions and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and all(
+                isinstance(x, ast.Constant) and isinstance(x.value, int) for x in (node.left, node.right))
+                and node.right.value and node.left.value % node.right.value):
+            return f"{node.left.value}/{node.right.value}"
+        return None
+
+    def part(node: ast.AST, kind: str, after_minus: bool) -> str:
+        n = number(node)
+        if n is not None:
+            return n
+        if not isinstance(node, ast.BinOp) or type(node.op) not in _CHAIN:
+            raise ValueError(f"not a calculation: {ast.dump(node)[:60]}")
+        mine = _CHAIN[type(node.op)]
+        if mine == "//" or mine != kind or after_minus:
+            return show(step(node))
+        return chain(node)
+
+    def chain(node: ast.BinOp) -> str:
+        kind = _CHAIN[type(node.op)]
+        right_first = isinstance(node.op, (ast.Sub, ast.Div, ast.FloorDiv)) and isinstance(node.right, ast.BinOp)
+        left = part(node.left, kind, False)
+        right = part(node.right, kind, right_first)
+        if "/" in right and kind != "+":
+            right = f"({right})"  # "18/(1/3)", not "18/1/3"
+        return f"{left}{_SYMBOL[type(node.op)]}{right}"
+
+    def step(node: ast.AST, last: bool = False) -> Fraction:
+        text, value = chain(node), evaluate(ast.unparse(node))
+        if last or text != show(value):  # a fraction of two worked numbers ("2/7") is a number, not a step
+            out.append((text, value))
+        return value
+
+    if number(tree) is not None:
+        return [(number(tree), evaluate(expr))]
+    step(tree, last=True)
+    return out
 
 
 # Digits bounded: a run of more than 30 digits is no number anyone means, and an unbounded run

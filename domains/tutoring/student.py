@@ -33,6 +33,16 @@ Contract, each turn:
 * It states the right answer once (again only when the tutor asks for it);
   never quotes a worked step's label, which it never saw; never sends the same
   message twice; an opening never contradicts itself.
+* It shows its arithmetic: a new answer after a hint that moved it, after it said it was lost, or
+  after a while without one comes after the working that gives it, in its own notation, a line at
+  a time from the problem's quantities ("42/3=14, 42-14=28, 28/6=4"), right or as its misconception
+  has it (only what changed, or the last line, from a student who gives only answers; never a
+  working its task has it show only when asked). Lost once, a second confused turn works the next
+  line it can ("60+40=100 first? then what?") or names the part it is stuck on, never "I'm lost"
+  again. It is not fed up in the message where it sees its mistake or is told a step is right.
+* It speaks in its persona's register: slang only from a casual one, lower case from a terse one,
+  no "pretty sure" from one who doubts its answers; what it tried and its goodbye are its own words,
+  drawn per episode.
 * It submits every answer it states as final through ``submit_answer``, copies
   an answer the tutor gives away, and stops once the tutor confirms an answer
   it gave (it believes its tutor, even about a wrong one).
@@ -54,7 +64,7 @@ from envs.spec.schema import Situation
 
 from . import student_lines as L
 from .hint_ideas import addressed_in, ideas, realisation, realisations
-from .problems import HERE, fmt, numbers_in, parse_number
+from .problems import HERE, fmt, numbers_in, parse_number, worked_steps
 
 POSITIVE = re.compile(
     r"\b(correct|you got it|you'?ve got it|you solved|solved it|well done|that'?s right|that is right|you'?re right|exactly(?= right|!|\.|,| -)|"
@@ -86,6 +96,11 @@ _SPOKEN_START = re.compile(r"^(?:okay|ok|so|um|erm|well|right|hmm|alright|oh|yea
                            r"i mean|anyway|ugh|sorry|oops|hang on|ah|cool|nice|great|also|plus|and|but|hi|hello|hey|hiya|"
                            r"quick|fine|whatever|ooh|by the way|just so)\b", re.I)
 
+
+# sure of itself: not from a student who doubts its answers ("I'm sure that's the one")
+_SURE = re.compile(r"\b(?:I'm (?:pretty |fairly |quite )?sure|pretty sure|fairly sure|quite sure|definitely|I reckon|reckon I)\b", re.I)
+# words after "how many" that are no name for what the question counts
+_NOT_A_UNIT = {"more", "fewer", "less", "does", "do", "did", "are", "is", "were", "was", "will", "can", "of", "times", "in", "each"}
 
 _PLACEHOLDER = re.compile(r"\{+\w\}+")  # "{x}", "{{w}}": what a line is filled with
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
@@ -218,6 +233,17 @@ class ScriptedStudent:
     habit: float = 0.0
     joins: str = ", then "
     claimed: bool = False  # has said "I think I've got it" (or the like) this episode
+    register: str = "plain"  # how this persona talks (``student_lines.register``): slang only when "casual"
+    lowercase: bool = False  # types in lower case, no full stop at the end (a terse student)
+    confidence: str = ""
+    shows_steps: bool = False  # writes its steps out (``shows_work: steps``), not only the last one
+    notation: str = "compact"  # how it writes a calculation: "60+40=100" or "60+40 = 100"
+    unit: str = ""  # what the question counts (" minutes"), said after its answer now and then
+    lost_last: bool = False  # its last message said it was lost
+    revised_now: bool = False  # this message lets go of a misconception (or of a slip)
+    progress_now: bool = False  # this message shows a step it worked: no lost mood beside it
+    step_at: int = -1  # the last of the worked steps it has shown on its way (``_next_step``)
+    changed_at: int = -1  # the first line of its working a hint changed (what it shows of it, giving only answers)
 
     # -- the student's maths ------------------------------------------------------
 
@@ -236,10 +262,21 @@ class ScriptedStudent:
         self.pushes_left = int(cfg.get("pushes", 0) or 0)
         self.aside_start = turn.rng.randrange(len(L.CHATTY))  # its asides start anywhere: no stock first line
         self.runs_on = turn.rng.random() < 0.5
-        # its voice for the episode: a few habits of its own, used on some of its messages (a
-        # person's tic shows now and then, not on every sentence)
-        self.openers = turn.rng.sample(L.VOICE_OPENERS, 5)
-        self.tails = turn.rng.sample(L.VOICE_TAILS, 2)
+        dims = (turn.persona.dimensions if turn.persona else {}) or {}
+        self.register = L.register(dims)
+        self.lowercase = dims.get("verbosity") == "terse"
+        self.confidence = str(dims.get("confidence") or "")
+        self.shows_steps = dims.get("shows_work") != "answer_only"
+        n = turn.rng.random()
+        # (never "60 + 40 = 100" spaced out: five words to the repetition figure, the same in every task)
+        self.notation = "compact" if self.lowercase or n < 0.65 else "semi"
+        m = re.search(r"\bhow many ([a-z]+)", mind["statement"], re.I)
+        self.unit = f" {m.group(1).lower()}" if m and m.group(1).lower() not in _NOT_A_UNIT else ""
+        # its voice for the episode: a few habits of its own, in its register, used on some of its
+        # messages (a person's tic shows now and then, not on every sentence)
+        self.openers = turn.rng.sample(L.VOICE_OPENERS[self.register], 5)
+        tails = L.VOICE_TAILS[self.register]
+        self.tails = turn.rng.sample(tails, min(2, len(tails)))
         self.habit = turn.rng.uniform(0.3, 0.6)
         self.joins = turn.rng.choice(L.STEP_JOINS)  # how it strings its steps together ("12 + 6 = 18, then ...")
 
@@ -276,14 +313,92 @@ class ScriptedStudent:
                 return v
         return self.answer + 1000
 
-    def working(self) -> str:
-        """How it got the answer it would give now, in its own notation ("100 - 30", "60 + 40 = 100, 100 - 55 = 45")."""
-        def spoken(expr: str) -> str:
-            return re.sub(r"\s*([-+*/])\s*", r" \1 ", expr.replace("//", "/")).replace(" * ", " x ").strip()
+    def _spoken(self, expr: str) -> str:
+        """A calculation as a student types it: "3x4+2"."""
+        return re.sub(r"\s*([-+/])\s*", r"\1", expr.replace("//", "/").replace("*", "x")).replace(" ", "")
 
+    def _eq(self, calc: str, value: Fraction) -> str:
+        if calc == self.fmt(value):  # "3/8" after "2+1=3, 5+3=8": the number, no sum
+            return calc
+        return f"{calc} = {self.fmt(value)}" if self.notation != "compact" else f"{calc}={self.fmt(value)}"
+
+    def _split(self, expr: str, value: Fraction) -> list[tuple[str, Fraction]]:
+        """``expr`` as this student works it on paper, a calculation at a time ("42/3=14, 42-14=28, 28/6=4")."""
+        try:
+            steps = worked_steps(expr, self.fmt, bool(re.search(r"\d/\d", self.mind["statement"])))
+        except (ValueError, SyntaxError, ZeroDivisionError):
+            steps = []
+        if not steps or steps[-1][1] != value:
+            steps = [(expr, value)]
+        return [(self._spoken(c), v) for c, v in steps]
+
+    def _calcs(self) -> list[tuple[str, Fraction]]:
+        """Its working now, a (calculation, result) per line: its misconception's, or the worked steps with
+        each earlier result in its own notation ("3.5x8", not "7/2x8"), the last one slipped when a slip is due."""
         if self.active and self.mind.get("wrong_expr"):
-            return spoken(self.mind["wrong_expr"])
-        return self.joins.join(f"{spoken(st['expr'])} = {self.fmt(parse_number(st['result']))}" for st in self.mind["steps"])
+            return self._split(self.mind["wrong_expr"], parse_number(self.mind["wrong_answer"]))
+        out: list[tuple[str, Fraction]] = []
+        earlier: list[str] = []
+        for st in self.mind["steps"]:
+            expr = st["expr"]
+            for raw in earlier:
+                if "/" in raw:
+                    expr = re.sub(rf"(?<![\d.]){re.escape(raw)}(?![\d.])", self.fmt(parse_number(raw)), expr)
+            out += self._split(expr, parse_number(st["result"]))
+            earlier.append(st["result"])
+        if self.slip_pending:
+            out[-1] = (out[-1][0], self.slip_value())
+        return out
+
+    def working(self) -> str:
+        """How it got the answer it would give now, in its own notation ("100-30", "60+40=100, then 100-55=45")."""
+        if self.active and self.mind.get("wrong_expr"):
+            # as one calculation, the way its task says it tried it (which tells a misconception apart)
+            return self._spoken(self.mind["wrong_expr"])
+        return self.joins.join(self._eq(c, v) for c, v in self._calcs())
+
+    def _answer_shows(self) -> bool:
+        """Whether its answer shows the misconception it holds: not an answer two misconceptions give, whose
+        working it shows only when asked (a hint before that finds no mistake shown to let go of)."""
+        return self.active and not (self.cfg.get("working_when_asked") and self.stage_i == 0)
+
+    def _may_show(self) -> bool:
+        """Whether it may volunteer its working now: not a working its task has it show only when asked
+        (which tells twin misconceptions apart, or a right answer's wrong method)."""
+        return not (self.active and (self.cfg.get("working_when_asked") or self.coincides))
+
+    def _worked(self, value: str, start: int = 0) -> str:
+        """The working that gives ``value`` (from step ``start`` on; only its last step from a student who
+        gives only its answers), or "" when it may not show it or the working would say the right answer
+        on the way to a wrong one."""
+        calcs = self._calcs()
+        if not self._may_show() or parse_number(value) != calcs[-1][1]:
+            return ""
+        if not (self.shows_steps or start):  # a student who gives only answers shows what changed, or its last line
+            start = self.changed_at if 0 <= self.changed_at < len(calcs) else len(calcs) - 1
+        calcs = calcs[start:]
+        if not calcs:
+            return ""
+        said = {v for _, v in calcs[:-1]} | {n for c, _ in calcs for n in numbers_in(c)}
+        if not self.is_right(value) and self.answer in said:
+            return ""
+        return self.joins.join(self._eq(c, v) for c, v in calcs)
+
+    def _next_step(self) -> str:
+        """The next line of its working it can do on its way (one calculation, "42/3=14", right or as its
+        misconception has it), or "": a line before the last whose result is no common error's answer (a
+        tutor would take it for one), nor the answer, nor a number of the problem or one it gave before."""
+        if not self._may_show():
+            return ""
+        taken = {parse_number(x) for x in self.mind.get("avoid", [])} | set(numbers_in(self.mind["statement"])) | {self.answer}
+        taken |= {parse_number(v) for v in self.stated}
+        calcs = self._calcs()
+        for i in range(self.step_at + 1, len(calcs) - 1):
+            if calcs[i][1] in taken:
+                continue
+            self.step_at = i
+            return self._eq(*calcs[i])
+        return ""
 
     def _next_stage(self) -> None:
         """It let go of one misconception: the next one it holds (if any) now drives its answer."""
@@ -300,19 +415,35 @@ class ScriptedStudent:
         turn.call_tool("submit_answer", {"answer": value, "turn": turn.turn})
         self.submitted.append(value)
 
-    def _state(self, turn: UserTurn, value: str, parts: list[str], lines: list[str], submit: bool = True) -> None:
+    def _state(self, turn: UserTurn, value: str, parts: list[str], lines: list[str], submit: bool = True,
+               worked: bool | None = None, start: int = 0, clause: list[str] | None = None) -> None:
+        """State ``value`` in one of ``lines``; a new answer after a hint that moved it or after it was lost
+        (``worked``, by default) comes after the working that gives it (``clause``, from step ``start``)."""
+        plain = any(lines is x for x in (L.STATE["makes_mistake"], L.STATE["solves_problem"], L.GO_ON, L.CONFUSED_WITH))
         before = {parse_number(v) for v in self.stated}
         self.repeating = parse_number(value) in before  # the same answer again: no claim of new work
         if not self.repeating:
-            lines = [ln for ln in lines if "again" not in ln] or lines  # "I got 30 again" needs an earlier 30
+            # "I got 30 again", "I keep getting 30" need an earlier 30
+            lines = [ln for ln in lines if not L.SAME_AGAIN.search(ln)] or lines
         else:
             lines = [ln for ln in lines if not _PROGRESS.search(ln)] or lines  # no new work for an old answer
         if self.claimed:  # it said it had got it once already: the next answer is just said
             lines = [ln for ln in lines if not _CLAIM.search(ln)] or lines
+        if self.confidence == "low":  # a student who doubts its answers is never "pretty sure"
+            lines = [ln for ln in lines if not _SURE.search(ln)] or lines
+        if worked is None:  # after a hint that moved it, after it was lost, or after a while with no answer
+            worked = (self.revised_now or self.lost_last or self.quiet_turns >= 2) and bool(self.said)
+        w = self._worked(value, start) if worked and not self.repeating else ""
+        if w:
+            self.changed_at = -1
+            parts.append(self._pick(turn, clause or L.WORK_CLAUSE, w=w))
+            if plain:
+                lines = L.AFTER_WORK  # its working said, the answer is short ("So it's 45.")
+                lines = [ln.replace("{u}", self.unit if turn.rng.random() < 0.4 else "") for ln in lines]
         parts.append(self._pick(turn, lines).format(x=value))
         self.stated.append(value)
         self.told.append(value)
-        if not self.is_right(value) and self.active:
+        if not self.is_right(value) and self._answer_shows():
             self.shown_wrong = True
         if submit:
             self._submit(turn, value)
@@ -374,6 +505,7 @@ class ScriptedStudent:
 
         self.repeating = False
         self.realised_now = ""
+        self.revised_now = self.progress_now = False
         # read as the customer does: of a wall of text, its beginning and its end (envs.actors.topics.skim)
         heard = skim(self._heard(turn))
         msg = skim(turn.agent_message)
@@ -386,7 +518,7 @@ class ScriptedStudent:
             x = self.fmt(self.answer)
             out = turn.call_tool("submit_answer", {"answer": x, "turn": turn.turn})
             note = "" if "submitted" in out else " The system says my session is closed anyway."
-            return UserReply(f"{self._pick(turn, L.TAKES_ANSWER).format(x=x)}{note} {STOP_TOKEN}", stop=True)
+            return UserReply(self._typed(f"{self._pick(turn, L.TAKES_ANSWER).format(x=x)}{note} {STOP_TOKEN}"), stop=True)
 
         # Its answer is right for a wrong reason: a tutor who gets at the reason makes it redo the
         # working (it does not leave on "right"); one who only says "right" sees it leave happy.
@@ -404,7 +536,7 @@ class ScriptedStudent:
             # a goodbye plays no drawn situation: labelled as none
             if self.is_right(self.stated[-1]):
                 return UserReply(self._closing(turn), stop=True, relabel=True, played=None)
-            return UserReply(f"{self._pick(turn, L.WAS_RIGHT)} {STOP_TOKEN}", stop=True, relabel=True, played=None)
+            return UserReply(self._typed(f"{self._pick(turn, L.WAS_RIGHT)} {STOP_TOKEN}"), stop=True, relabel=True, played=None)
 
         if self.tangent_due:  # it drifts off now, whatever was said; it will come back to it
             self.tangent_due, self.resume_due, self.deferred = False, True, heard
@@ -414,7 +546,7 @@ class ScriptedStudent:
         for hf in turn.task.scenario.hidden_facts:
             if hf.id not in self.revealed and any(w.lower() in heard.lower() for w in hf.asked_by):
                 self.revealed.add(hf.id)
-                pre.append(hf.fact)
+                pre.append(self._fact(turn, hf))
                 told_fact = True
                 if hf.id == "tried" and self.active:
                     self.shown_wrong = True
@@ -424,10 +556,16 @@ class ScriptedStudent:
             self.resume_due, self.deferred = False, ""
             pre.append(self._pick(turn, L.RESUME))
         if self.active and self.shown_wrong and not self.stubborn and not self.coincides and addressed_in(self.mind, heard):
+            old = [c for c, _ in self._calcs()]
             self.active, revised = False, True
+            self.revised_now = True  # its next answer comes with the working that gives it
             self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
             pre.append(self.realised_now)
             self._next_stage()
+            # what it does differently now starts at the first line of its working that changed
+            new = [c for c, _ in self._calcs()]
+            self.changed_at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new) - 1))
+            self.step_at = self.changed_at - 1
         elif self.stated and not told_fact and L.ASKS_WORKING.search(msg) and not self.slip_pending:
             if not self.active and not self.announced and not self.cfg.get("quits"):
                 # its working now gives the right answer: it says what that comes to (a working that ends
@@ -440,6 +578,7 @@ class ScriptedStudent:
             self.shown_wrong = self.shown_wrong or self.active
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
             self.slip_pending = False
+            self.revised_now = True
             pre.append(self._pick(turn, L.SLIP_FIXED))
 
         if re.search(r"\bsubmit", msg, re.I) and self.stated and self.stated[-1] not in self.submitted:
@@ -456,27 +595,35 @@ class ScriptedStudent:
 
         # A clarification the tutor asked for is this turn's answer.
         asks_final = bool(self.told) and bool(L.ASKS_FINAL.search(msg))
-        asked_to_clarify = (self.pending_ambiguous is not None or asks_final) and "?" in msg
+        # (asked what comes next after a step it showed, "it isn't the final answer yet", it goes on from the step)
+        asked_to_clarify = (self.pending_ambiguous is not None or asks_final) and "?" in msg and not self.step_pending
         # a hedge once is a situation; asked again what it meant, a student says it
         if asked_to_clarify and (drawn != "ambiguous_answer" or self.hedged_asked):
             self.hedged_asked = False
-            x = self.pending_ambiguous or self.told[-1]
-            x = x if self.active else self.current()
+            meant = self.pending_ambiguous or self.told[-1]
+            x = meant if self.active else self.current()
             self.pending_ambiguous = None
             body: list[str] = []
-            self._state(turn, x, body, L.CLARIFY)
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
+            # "I meant 45" only of a 45 it said; an answer it has changed since is a new one, said as such
+            self._state(turn, x, body, L.CLARIFY if parse_number(x) == parse_number(meant) else L.STATE[played])
             return self._out(turn, dims, pre, " ".join(body), played)
         self.hedged_asked = asked_to_clarify
 
         self.quiet_turns += 1
+        if drawn == "frustrated" and (revised or (POSITIVE.search(msg) and not NEGATIVE.search(msg))):
+            # it has just seen what it did wrong, or been told a step is right: not the moment to be fed up
+            drawn = "solves_problem"
         if self.step_pending or resumed:
             # it goes on from the step it asked about (or from where it was before the tangent)
             self.step_pending = False
             body: list[str] = []
             x = self.current()
             if not (self.is_right(x) and self.announced):
-                self._state(turn, x, body, L.GO_ON if not resumed else L.STATE["makes_mistake" if not self.is_right(x) else "solves_problem"])
+                if resumed:
+                    self._state(turn, x, body, L.STATE["makes_mistake" if not self.is_right(x) else "solves_problem"])
+                else:  # the rest of its working, from the step after the one it showed
+                    self._state(turn, x, body, L.GO_ON, worked=True, start=self.step_at + 1, clause=L.THEN_CLAUSE)
                 return self._out(turn, dims, pre, " ".join(body), "solves_problem" if self.is_right(x) else "makes_mistake")
         body, played = self._play(turn, drawn, msg, revised)
         return self._out(turn, dims, pre, " ".join(body), played)
@@ -515,7 +662,7 @@ class ScriptedStudent:
             head = turn.rng.choice(self.openers)
             first = sents[i] if re.match(r"I\b", sents[i]) else sents[i][:1].lower() + sents[i][1:]
             sents[i] = f"{head[:1].upper()}{head[1:]} {first}"
-        if turn.rng.random() < 0.2:
+        if self.tails and turn.rng.random() < 0.2:
             i = turn.rng.choice(plain_at)
             sent = sents[i]
             if sent[-1] in ".!" and not sent.endswith("..."):
@@ -553,9 +700,17 @@ class ScriptedStudent:
 
     def _closing(self, turn: UserTurn) -> str:
         """Its thanks at the end (one of several, drawn with the episode's rng)."""
-        line = turn.rng.choice(self._mine(turn, [x for x in L.THANKS if x not in self.said] or ["Thanks, bye."]))
+        pool = [x.replace("{x}", self.stated[-1] if self.stated else "it").replace("{u}", self.unit) for x in L.THANKS[self.register]]
+        line = self._typed(turn.rng.choice(self._mine(turn, [x for x in pool if x not in self.said] or ["Thanks, bye."])))
         self.said.add(line)
         return f"{line} {STOP_TOKEN}"
+
+    def _typed(self, text: str) -> str:
+        """``text`` as this student types it: a terse one in lower case, with no full stop at the end."""
+        if not self.lowercase:
+            return text
+        body = text.replace(STOP_TOKEN, "\0").lower().replace("\0", STOP_TOKEN)
+        return re.sub(rf"(?<![.])\.(?=\s*(?:{re.escape(STOP_TOKEN)})?\s*$)", "", body)
 
     def _opening(self, turn: UserTurn, sit: str, dims: dict) -> tuple[str, str]:
         temper = dims.get("temperament") if dims.get("temperament") in L.OPEN_HELP else "calm"
@@ -568,7 +723,9 @@ class ScriptedStudent:
         if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
             parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(p=ref))
             parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
-            self.step_pending = True
+            # (the lines of its working that step is: it goes on from the next one)
+            st = self.mind["steps"][0]
+            self.step_pending, self.step_at = True, len(self._split(st["expr"], parse_number(st["result"]))) - 1
             return " ".join(parts), "checks_step"
         if self.cfg.get("step_one") == "state" or (self.coincides and not self.cfg.get("working_when_asked")):  # brings its working along
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
@@ -604,7 +761,7 @@ class ScriptedStudent:
         if sit == "ambiguous_answer":
             self.pending_ambiguous = x
             self.stated.append(x)
-            self.shown_wrong = self.shown_wrong or self.active
+            self.shown_wrong = self.shown_wrong or self._answer_shows()
             parts.append(self._pick(turn, L.OPEN_HEDGE).format(x=x))
         elif sit == "pushes_for_answer":
             parts.append(self._pick(turn, L.OPEN_PUSH))
@@ -661,7 +818,7 @@ class ScriptedStudent:
         if sit == "ambiguous_answer":
             self.pending_ambiguous = x
             self.stated.append(x)
-            self.shown_wrong = self.shown_wrong or self.active
+            self.shown_wrong = self.shown_wrong or self._answer_shows()
             self.quiet_turns = 0
             parts.append(self._pick(turn, L.HEDGE).format(x=x))
             return sit
@@ -696,14 +853,47 @@ class ScriptedStudent:
         elif sit == "gets_confused":
             # told it was right ("yes, 12 is right so far"), it is not lost: it asks what comes next
             praised = bool(POSITIVE.search(msg) and not NEGATIVE.search(msg))
-            parts.append(self._pick(turn, L.SEES_IDEA if revised or praised else L.CONFUSED))
-            if overdue:
-                self._state(turn, x, parts, L.CONFUSED_WITH)
+            # after a hint that moved it, or lost once already, it works the next bit it can and asks what
+            # comes next (a person does not say "I'm lost" twice in a row, nor jump to the answer unworked)
+            step = self._next_step() if revised or praised or self.lost_last else ""
+            if step:
+                parts.append(self._pick(turn, L.PROGRESS_STEP, c=step))
+                self.step_pending = self.progress_now = True
+            elif self.lost_last and not (revised or praised):
+                self.progress_now = True
+                if can_tell:
+                    self._state(turn, x, parts, L.CONFUSED_WITH, worked=True)
+                    return parts, "solves_problem" if self.is_right(x) else "makes_mistake"
+                parts.append(self._confused_part(turn))
+            else:
+                parts.append(self._pick(turn, L.SEES_IDEA if revised or praised else L.CONFUSED))
+                if overdue:
+                    self._state(turn, x, parts, L.CONFUSED_WITH)
         else:  # goes_off_tangent
             parts.append(self._pick(turn, L.TANGENT))
             if overdue:
                 self._state(turn, x, parts, L.TANGENT_WITH)
         return parts, sit
+
+    def _confused_part(self, turn: UserTurn) -> str:
+        """Lost again: the part of the problem it is stuck on, named by its quantity (never the clause quoted)."""
+        clauses = [c.strip() for c in re.split(r"[.,;?!]\s+|\band then\b", self.mind["statement"]) if re.search(r"\d", c)]
+        if not clauses:
+            return self._pick(turn, L.CONFUSED)
+        self.explain_i += 1
+        return self._pick(turn, L.CONFUSED_PART, q=_part_named(clauses[self.explain_i % len(clauses)]))
+
+    def _fact(self, turn: UserTurn, hf) -> str:
+        """A hidden fact as it tells it: what it tried in words of its own (the calculation and result as the
+        fact has them, so a reader finds both), any other fact as written."""
+        if hf.id != "tried":
+            return hf.fact
+        m = re.fullmatch(r"(.*?)I did (.+) and got (\S+?)\.", hf.fact.strip())
+        if m:
+            return f"{m.group(1)}{self._pick(turn, L.TRIED, e=m.group(2), n=m.group(3))}".strip()
+        if hf.fact.startswith("I haven't written anything down yet"):
+            return self._pick(turn, L.NOT_STARTED)
+        return hf.fact
 
     def _explain_question(self, turn: UserTurn) -> str:
         """A question about a part of the problem it read, or about what the tutor just said (never a step's label)."""
@@ -722,7 +912,7 @@ class ScriptedStudent:
             text = self._pick(turn, L.LEAVE)
         lines = _situations()["tries_to_quit"].scripted
         prefix = turn.rng.choice(L.MOOD["tries_to_quit"][0] if "tries_to_quit" in L.MOOD else lines.prefix or [""])
-        return UserReply(" ".join(x for x in (prefix, text) if x) + f" {STOP_TOKEN}", stop=True, relabel=True, played="tries_to_quit")
+        return UserReply(self._typed(" ".join(x for x in (prefix, text) if x) + f" {STOP_TOKEN}"), stop=True, relabel=True, played="tries_to_quit")
 
     def _out(self, turn: UserTurn, dims: dict, pre: list[str], body: str, played: str, opening: bool = False) -> UserReply:
         """The message in the played situation's mood and the persona's register, never one sent before."""
@@ -734,7 +924,7 @@ class ScriptedStudent:
         realised = bool(self.realised_now) or (bool(self.code) and realisation(self.code, self.mind["statement"]) in said_now)
         # it says it understands something (what it did wrong, the idea, that it was right): a lost
         # mood in the same message would contradict it
-        realised = realised or self._understood(turn, said_now)
+        realised = realised or self._understood(turn, said_now) or self.progress_now
         # a line already in the message is not said twice; "I think I've got it" does not wrap an
         # answer it gave before, and is said once an episode (a person does not announce every
         # answer so); a lost or frustrated mood does not follow "Oh, I see what I did"
@@ -744,6 +934,9 @@ class ScriptedStudent:
             return not (_CLAIM.search(p) or _PROGRESS.search(p)) or not (self.repeating or self.claimed or _CLAIM.search(body))
 
         now_keys = _keys(said_now)
+        if self.confidence == "low":  # a student who doubts its answers is never "pretty sure that's it"
+            prefixes = [p for p in prefixes if not _SURE.search(p)] or [""]
+            suffixes = [x for x in suffixes if not _SURE.search(x)] or [""]
         prefixes = [p for p in prefixes if not p or (p not in said_now and not (_keys(p) & (old | now_keys)) and _key(p) not in old and claim_ok(p)
                                                       and not (realised and _LOST.search(p)))] or [""]
         suffixes = [x for x in suffixes if not x or (x not in said_now and not (_keys(x) & (old | now_keys)) and _key(x) not in old and claim_ok(x)
@@ -792,4 +985,8 @@ class ScriptedStudent:
         self.claimed |= bool(_CLAIM.search(text.replace(body, " ")) or _CLAIM.search(body))
         self.said.add(text)
         self.sentences_said |= _keys(text)
+        # lost, or unsure what comes next, and saying so: its next confused turn tries a step instead
+        self.lost_last = played == "gets_confused" and not self.progress_now
+        text = self._typed(text)
+        self.said.add(text)
         return UserReply(text, relabel=played != turn.situation_id, played=played)

@@ -91,7 +91,7 @@ STATE = {  # stating an answer the student believes (plain: no hedge words)
         f"I got {{x}} [in the end|this time|at the end|after all that|when I did it again|once I'd fixed it|doing it properly][.|!]",
         f"{_LEAD} the answer [is|comes to|works out to|should be] {{x}}[.|!| then.| now.| this time.]",
         "[I redid it|I went through it again|I did it again|I checked it|I did it over|I had another go|I went back over it|I did it properly this time|I fixed it]"
-        " and [I got|it came to|I ended up with|the answer was|now it's|this time it's] {x}[| in the end| at the end| for the answer][.|!]",
+        " and [I got|it came to|I ended up with|the answer was|now it's|this time it's] {x}[| in the end| at the end][.|!]",
         f"{_LEAD} it [comes to|comes out as|works out to|adds up to|ends up as] {{x}}[.|!| this time.| now.]",
         "[I'm going with|I'll say|I'm putting|I'll go with|I'm writing down|I'm sticking with] {x}[.|!| as my answer.| for it.| for the answer.| this time.]",
         "[It's|I get|I got] {x} now.", "Now it's {x}.",
@@ -102,6 +102,10 @@ STATE = {  # stating an answer the student believes (plain: no hedge words)
         "[Ugh, |Honestly, |Whatever, |]I got {x} [again |]and I bet it's [wrong|not right|wrong anyway][.|!]",
         "[All I have is|All I can get is|I only get|The only thing I get is|All I ever get is] {x}[ and I hate this|, which is probably wrong|, and that's probably wrong too| and I'm fed up|].",
         "[Every time|Whatever I do|However I do it|No matter what I do] I [end up with|get|keep getting] {x}[ and it's driving me mad|, and I can't tell if it's right|, and I'm sick of it| and I give up on it|].",
+        # (for a new answer: fed up with the problem, unsure of the result)
+        "[Ugh|Ugh, okay|Fine|Whatever|Great|Honestly|Ugh, whatever], [I got|I've got|it comes to|that gives me|I ended up with] {x}[.|!] "
+        "[Probably wrong.|Bet it's wrong.|I don't trust it.|Whatever.|Probably rubbish.|Knowing me it's wrong.|It feels wrong.|I hate this one.]",
+        "[This is so annoying|I hate these|This took forever|I'm so done with this|This one is the worst|My head hurts][.|!] [I got|It's|I have|It comes to] {x}[.|!|?| I think.]",
     ),
     "opening_stuck": expand(
         "I got {x} [but I'm stuck|but then I got stuck|and then I got stuck|and now I'm stuck|and then I didn't know what to do|and then I stopped|and then I couldn't go on][.|!| after that.]",
@@ -182,9 +186,55 @@ CHATTY = expand(f"{_BTW}I read the problem [a few times|twice|three times|over a
                 f"{_BTW}I [drew a picture|made a little table|underlined the numbers|circled the numbers|wrote the numbers in a list|drew some boxes] [to help|first|before I started|to keep track][.|!]",
                 f"{_BTW}I [always|usually|try to] [check my sums|read the question twice|write the numbers down first|do these on paper][| first| before I answer][.|!]",
                 f"{_BTW}this one [looked|seemed] [easy|hard|tricky|long|short] at first[.|!]")
-# Its thanks when the tutor confirms its right answer (many, so no two episodes' endings need match).
-THANKS = expand("[Yes|Yay|Oh good|Great|Nice|Cool|Phew|Awesome][!|.|, finally.] [Thank you|Thanks|Thanks a lot|Thank you so much]"
-                "[!|.] [|That makes sense now.|That helped.|That really helped.|I get it now.|I understand it now.|That was useful.|Now I see it.]")
+# Its thanks when the tutor confirms its right answer: several shapes in each register (not one line's
+# slots), drawn per episode, so no two episodes' endings need match. {x} is its answer, {u} what it counts.
+THANKS = {  # (short sentences, as a child's goodbye is: a long one would be the same in every task)
+    "plain": expand(
+        "[Yes|Yay|Oh good|Great|Nice|Phew|Oh, yay][!|.|, finally.] [Thank you|Thanks|Thanks a lot|Thank you so much][!|.]"
+        "[| That makes sense now.| That helped.| I get it now.| Now I see it.]",
+        "[Okay|Oh, okay|Ok][,|.] [thank you|thanks][!|.] [Easier than I thought.|I'll remember that.|That wasn't so bad.|"
+        "I was worried.|I get these now.|That was fun.]",
+        "Yay, {x}{u}[!|.] [Thank you!|Thanks!|Thanks for helping.|I knew it.]",
+        "[Phew|Oh good|Yay|Oh, nice][.|!] [Thanks for helping.|Thank you for helping.|Thanks for your help.|Glad I got it.]",
+        "[Oh!|Oh.|Ooh.] [So it was {x}{u}.|{x}{u}, okay.] [Thank you.|Thanks!|Thanks a lot.]",
+    ),
+    "casual": expand(
+        "[Ok|Okay|Cool|Nice|Yay|Yess|Oh nice][| thanks| thx| ty][.|!|]",
+        "[Ok|Okay|Oh ok][.|,] [thanks|thx]. [Easier than I thought|Not that bad actually|Wasn't that bad|Finally done|Less bad than expected][.|!|]",
+        "[Finally|Phew|About time][.|!] [Thanks|Ok thanks|Thx][.|!|]",
+        "{x}{u}[.|!] [Finally|Nice|Ok cool|Yess][.|!|]",
+        "K", "Ok", "Cool thanks",
+    ),
+}
+# What it tried, asked (a task's ``tried`` fact, "I did {e} and got {n}."), in words of its own. {e} is the
+# calculation as the fact writes it; no word that reads as stating a result ("I have", "was") goes before it.
+TRIED = expand("I did {e} and got {n}[.|!]", "I [did|wrote|put] {e} = {n}[.|!| on my sheet.]",
+               "[I just did|I went|All I did is|First I did] {e}, [which is|and that's|and it came to|so I got] {n}[.|!]",
+               "{e} = {n}[.|, that's what I did.|, that's all I did.|, that's my working.]",
+               "[First I|I] worked out {e} and [it came to|that gave me|I got] {n}[.|!]",
+               "[My working:|What I wrote:|On my sheet:|I wrote it like this:] {e} = {n}[.|!]")
+NOT_STARTED = expand("[Nothing yet, really.|Not much.|Um, nothing.|] I haven't written anything down yet[,|.] I wanted to check how to start[.| first.| with you first.]")
+# The working that gives a new answer, said before the answer's own line: {w} its calculations
+# ("60+40=100, then 100-55=45"). No word that reads as a result stated ("is", "so", "I have") goes right
+# before a calculation: the answer line after it says which number is the answer.
+WORK_CLAUSE = expand("[I did|I went|Um,|Okay,|Ok,|Hmm,|Redoing it,|Doing it again,|Now I did|] {w}[.|!]")
+# The answer said after its working: short, and worded as an answer ("So it's 45.")
+AFTER_WORK = expand("[So it's|So that's|That's|I get] {x}{u}[.|!|?]", "[That makes it|So the answer's|So I got|So I get] {x}[.|!|?]")
+# Going on from a step the tutor took (its "what next?"): the rest of the working.
+THEN_CLAUSE = expand("[Then|And then|After that|Next|Okay, then|Ok, and then|Then I did] {w}[.|!]")
+# Lost once already, it tries the next bit it can do ({c}: one calculation, "60+40=100") and asks what comes next.
+# (short sentences: a calculation is one word to the repetition figure, so "I think {c} to start?" would be
+# the same five words in every task)
+PROGRESS_STEP = expand("[I think|Um,|Wait,|Ok,|Hmm,|] {c}[ first|][?|.] "
+                       "[Then what?|And after that?|Is that the start?|And then what?|What comes next?|What now?|Then?]",
+                       "[This bit's easy:|I know this:|Easy bit:|This part:|Ok this bit:] {c}. [But then what?|What's next?|Then I'm stuck.|Then what?]",
+                       "[Do I do|Start with|First] {c}? [Then what?|What's after that?|And then?|Then I'm lost.]")
+# Lost once already, with no step it can do: it points at the part it is stuck on ({q}).
+CONFUSED_PART = expand("I don't get what to do with {q}[.|!| here.]", "[Where|How] does {q} [go|fit|come in]? [I'm stuck on that bit.|That's the bit I don't get.|]",
+                       "[It's|I think it's] {q} I don't get[.|!]", "[Do I still|Do I even|Do I] use {q}? [I don't get that bit.|That's the bit I'm stuck on.|]")
+# Frustration that fits any answer; "I keep getting ..." only once it has given that answer before.
+SAME_AGAIN = re.compile(r"\b(?:again|keep|every time|whatever I do|however I do it|no matter what|all I (?:ever|can) get|"
+                        r"the only thing I get|I only get)\b", re.I)
 FILLERS = ["Okay.", "Hmm.", "Um, so.", "Right.", "Sorry.", "Well.", "So."]
 # The moods of the situations, in many words (the situation file's lines are the short versions).
 K = "[Okay|Alright|Right|So|Hmm|Um|Well|Oh|Yeah|Ok so]"  # a spoken opener, many ways
@@ -199,11 +249,13 @@ MOOD = {
                                 "[Oh, |Um, |]random question: what's your favourite [video game|food|animal|movie|song|colour|sport|book|ice cream]?",
                                 "[Oh, |Ooh, |]guess what, we're having [pizza|pasta|tacos|soup|burgers|curry|fish and chips|pancakes] for [lunch|dinner|tea] [today|tonight|later]."),
                          expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
-    "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have finally|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last]."),
-                      expand("", "[Is that right|Did I get it right|Is that it|Am I right|Is that the answer]?",
-                             "[Pretty sure|I'm pretty sure|I'm fairly sure|I reckon|I think|I'm quite sure|I'm sure] that's [it|right|the answer|correct|the one][| this time| now| for this one].",
-                             "[I checked it|I went over it|I looked at it again|I double-checked it][| twice| on paper] [and it looks right|and it seems fine|and I think it's right].")),
-    "solves_problem": (expand(f"{K}, I [think I|reckon I|finally|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last]."),
+    "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last].",
+                             f"{K}, I['ve| have] finally [got it|worked it out|figured it out|done it][| now]."),
+                      expand("", "[Is that right|Did I get it|Is that it|Am I right|Is that the answer]?",
+                             "[Pretty sure|I reckon|I think|I'm sure] that's [it|right][.|!]",
+                             "[I checked it|Checked it twice|I did it twice|I double-checked][.|!]", "Right?", "Yes?")),
+    "solves_problem": (expand(f"{K}, I [think I|reckon I|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last].",
+                              f"{K}, I finally [solved it|got it|did it|finished it|cracked it][| now]."),
                        expand("", "[Did I get it?|Is that it?|Is that right?|Am I right?|Right?|Yes?|Correct?]")),
     "pushes_for_answer": (expand("[Can|Could|Will|Would] you just [tell me|give me|say] [the answer|what it is|what the answer is|the number][| please| already| now| for once]?",
                                  "Just [give me|tell me] the answer[, please|, okay|][| already| now].",
@@ -222,7 +274,7 @@ MOOD = {
                                 "[Wait, |]why does that [work|go like that|happen|make sense]?", "I have a question[| about that| first| about that bit| before I carry on].",
                                 "[Um, |]can I ask [something|a question|you something][| first| quickly]?"),
                          expand("", "I want to understand it[| properly| first| better| not just get it right].",
-                                "That [part|bit|step|last bit|hint] [confuses me|doesn't make sense to me|lost me][| a lot| a bit| a little].", "That [part|bit|step|hint] is [confusing|a bit confusing|really confusing].",
+                                "That [part|bit|step|last bit|hint] [confuses me|lost me][| a lot| a bit| a little].", "That [part|bit|step|hint] doesn't make [sense|much sense] to me[| yet].", "That [part|bit|step|hint] is [confusing|a bit confusing|really confusing].",
                                 "I don't get [that bit|that part|why|how that works|where that comes from][| yet| really].")),
     "tries_to_quit": (expand("I [want to|need to|would like to] stop[| now| here| for today].", "Can we be done?", "I give up[| on this one| on this| for now].",
                              "I'm [so |really |totally |]done with this[| one| now| for today].", "[Can|Could] we [be done|stop|finish] [now|here|for today]?"),
@@ -281,7 +333,8 @@ ASKS_WORKING = re.compile(
     r"what (calculation|sum)s? did you|your working|how you got)\b",
     re.I,
 )
-STEP_JOINS = [", then ", ", and then ", "; then ", ", after that ", " and then ", ", next "]
+# (". " too: a line of working at a time, as on paper: "42/3=14. 42-14=28.")
+STEP_JOINS = [", then ", ", and then ", "; then ", ", after that ", " and then ", ", next ", ". ", ". Then ", ", "]
 SHOW_WORKING = expand("[I did|What I did was|My working was|I wrote|I worked out|My sums were|I went] {w}[.|!]", "[I just|First I|All I did was|I] worked out {w}[.|!| on paper.]",
                       "[Here's what I did|This is what I did|My working's like this|What I wrote was]: {w}[.|!]", "[On my sheet I have|I've got written down|I wrote down] {w}[.|!]")
 WITH_WORKING = expand("[I did|I worked out|I wrote|I went] {{w}} and [got|ended up with|it came to] {x}[.|!]", "I worked out {{w}}, so [it's|the answer is|I got] {x}[.|!]",
@@ -291,7 +344,7 @@ AFTER_STEP = expand("For the first [part|bit|step] I [got|had|worked out] {{r}},
                     "First I got {{r}}, and [my answer is|then I got|the end answer is|after that I got] {x}[.|!]",
                     "I had {{r}} after the first [bit|part|step], and then I [got|ended up with] {x} [at the end|in the end|for the answer][.|!]",
                     "[The first part came to|The first bit gave me|The first step came to|The first part gave me] {{r}}, [and then I got|and the answer I got is|and in the end I got|then I got] {x}[.|!]")
-_STEP_Q = "[Is that right so far?|Is that okay so far?|Is that right before I go on?|Is that okay?|Can you check that so far?|Does that look right?|Am I on the right track?|Should I keep going from there?|Is that the right start?|Can you check that before I do the rest?|Is that right before I carry on?]"
+_STEP_Q = "[Right so far?|Is that okay so far?|Is that right?|Is that okay?|Can you check that?|Does that look right?|Am I on track?|Should I keep going?|Good start?|Check that first?|Is that the start?]"
 ASK_STEP = expand(f"[I worked out|I did|I've done|I started with] the first [part|bit|step] and [got|I got|it came to|I have] {{r}}. {_STEP_Q}",
                   f"So far [I have|I got|I've got] {{r}} for the first [bit|part|step][| on my sheet]. {_STEP_Q}",
                   f"[For the first step|For the first bit|For the first part] I [got|have|wrote] {{r}}[| on my sheet| down]. {_STEP_Q}",
@@ -327,6 +380,15 @@ SAME_ANSWER = expand("[That's|It's] still {x}, but now I [know|see|get|understan
 # Words put before or after a sentence, never a hedge ("maybe", "I guess") or a fact.
 # Only words that fit before or after any plain sentence: no "anyway" (a change of subject), no
 # "today" or "now" (a claim about time), no "to be fair" (an answer to an objection nobody made).
-VOICE_OPENERS = ["honestly,", "okay so", "like,", "um,", "so basically", "ok,", "right, so", "hmm,", "I mean,",
-                 "well,", "alright,", "so yeah,", "yeah,", "okay, um,", "so like,", "erm,", "so, um,", "ok ok,"]
-VOICE_TAILS = [", lol", ", haha", ", honestly", ", you know", " tbh", " haha"]
+# One register per student (``REGISTER``): slang ("tbh", "lol", "so like,") only from one who talks that way.
+VOICE_OPENERS = {"plain": ["okay so", "um,", "ok,", "right, so", "hmm,", "well,", "alright,", "okay, um,", "erm,", "so, um,"],
+                 "casual": ["honestly,", "like,", "so basically", "ok,", "I mean,", "so yeah,", "yeah,", "so like,", "ok ok,", "um,"]}
+VOICE_TAILS = {"plain": [], "casual": [", lol", ", haha", ", honestly", " tbh", " haha"]}
+
+
+def register(dims: dict) -> str:
+    """How a persona talks: ``casual`` (slang fits) for an impatient or hostile student, or an older one
+    to whom maths is homework to get through; ``plain`` (a polite child's words, no slang) otherwise."""
+    if dims.get("temperament") in ("impatient", "hostile"):
+        return "casual"
+    return "casual" if dims.get("attitude") == "indifferent" and dims.get("grade") not in (None, "grade_4") else "plain"
