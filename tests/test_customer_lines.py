@@ -327,3 +327,18 @@ def test_a_choice_told_in_answer_to_a_proposal_counts_as_agreeing(support):
         events.append(ToolEvent(turn=2, side="agent", call=ToolCall(id="c", name="refund_items", arguments={}), output="{}"))
         after = asyncio.run(u.reply(turn("Done, I've issued the refund. Is there anything else I can help you with?")))
         assert after.relabel, after.content
+
+
+@pytest.mark.parametrize("question", [
+    "How many of the 3 pens were broken?",
+    "How many of the pens arrived broken?",
+])
+def test_a_customer_asked_how_many_units_broke_says_it(support, question):
+    """A blind agent asked how many of a line of three were broken (the policy asks it when unsaid) and
+    got "No idea, sorry.", then the customer left: a person knows how many of its own pens arrived broken."""
+    t = support.tasks["hard_refund_quote_06"]
+    u = ScriptedUser()
+    p = P(verbosity="normal")
+    say(u, support, t, p, None)
+    r = say(u, support, t, p, question).content
+    assert "all three" in r.lower(), r

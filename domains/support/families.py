@@ -749,7 +749,10 @@ def refund_amount_quote(inst: Instance) -> dict:
                                     "come to altogether?",
                                     f"what's the total I'd get back for the {_noun(hit[0]['name'])} and the "
                                     f"{_noun(hit[1]['name'])}?"]),
-            "hidden_facts": inst.identity_facts() + [_refund_decision(inst, " for both")],
+            # asked how many of the line of several are broken (the policy asks it when unsaid), it says all
+            "hidden_facts": inst.identity_facts() + [_refund_decision(inst, " for both"), {
+                "id": "units", "topic": "units",
+                "fact": f"All {_COUNT[qty[0]]} of the {_plural(hit[0]['name'])} are broken, every one I ordered."}],
             "more_requests": [cancel_line(inst, b.id)],
             "max_turns": 34,
         },
