@@ -13,42 +13,12 @@ one gives none. No line comes from a gold set; the voices vary (markdown, terse,
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 import envs  # noqa: F401
-from envs.domain import get_domain
-from envs.records import AgentEvent, ToolCall, ToolEvent, UserEvent
-from graders.rules.checks import run_check
-from graders.rules.conditions import condition_verdict
+from test_rule_conditions import judged, tool  # noqa: E402  (the verdict a run gives a reply, and a tool event)
 
-SUPPORT = get_domain("support")
 F, V, NA = "FOLLOWED", "VIOLATED", "NOT_APPLICABLE"
-
-
-def tool(name: str, output, ok: bool = True, **args) -> ToolEvent:
-    out = output if isinstance(output, str) else json.dumps(output)
-    return ToolEvent(turn=0, call=ToolCall(id=name, name=name, arguments=args), output=out, ok=ok)
-
-
-def judged(rule_id: str, reply: str, *before) -> str:
-    """The verdict a run gives ``reply``: the rule's condition first, then its check. ``before``
-    holds user turns (strings), agent turns (("agent", text)) and tool events."""
-    evs = []
-    for b in before:
-        if isinstance(b, str):
-            evs.append(UserEvent(turn=0, content=b))
-        elif isinstance(b, tuple):
-            evs.append(AgentEvent(turn=0, content=b[1]))
-        else:
-            evs.append(b)
-    evs.append(AgentEvent(turn=1, content=reply))
-    rule = SUPPORT.rules[rule_id]
-    na = condition_verdict(rule, evs, len(evs) - 1)
-    if na is not None:
-        return na[0]
-    return run_check(rule.check.type, rule.check.params, evs, len(evs) - 1)[0]
 
 
 # --- R8: a brief nod, then back to the request --------------------------------------------------
