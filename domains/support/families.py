@@ -1240,9 +1240,10 @@ def _late_refund_line(inst: Instance, a: Order, variant: str, left: int, by_noun
         body = [f"I've just unpacked the other {_COUNT[left]} and they're cracked too",
                 f"the remaining {_COUNT[left]} turned out to be damaged as well",
                 f"the other {_COUNT[left]} are broken too, I found them at the bottom of the box"]
-    return inst.phrase(leads, body, [". How much would I get back if you refund them?", ". What would a refund for them come to?",
-                                     "; how much would a refund for those be?", ". If I get those refunded, how much is it?",
-                                     ". Before you refund them, what's the amount?", "; what would I get back for them as a refund?",
+    n = _COUNT[left]  # the count in the question keeps the seven tasks' lines apart
+    return inst.phrase(leads, body, [f". How much would I get back if you refund those {n}?", ". What would a refund for them come to?",
+                                     f"; how much would a refund for the {n} be?", f". If I get those {n} refunded, how much is it?",
+                                     ". Before you refund them, what's the amount?", f"; what would I get back for the {n} as a refund?",
                                      ". I'd want those refunded too, but how much would that be?"])
 
 
