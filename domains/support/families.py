@@ -1318,13 +1318,15 @@ def long_conversation(inst: Instance) -> dict:
                                 "please put any refund today on store credit. "]) + lines[0]
     # asked "a refund or a replacement?" (or told a proposal of one), a yes with the choice in it
     hidden = inst.identity_facts() + [{"id": "decision", "topic": "remedy", "fact": inst.phrase(
-        ["yes, ", "yes please, ", "okay, yes: ", "yeah, "], ["a refund, please.", "refund them, please.", "I'll take the refund."])}]
+        ["yes, ", "yes please, ", "okay, yes: ", "yeah, "], ["a refund, please.", "go ahead with the refund, please.", "I'll take the refund."])}]
     if credit != "none":
-        # asked again where the refunds go, the customer says it once more (a question, not a proposal)
-        # (not "store credit" alone: a proposal to refund to store credit asks nothing)
-        hidden.append({"id": "destination", "asked_by": ["which card", "original payment", "card or", "credit or",
-                                                         "or store credit", "or as store credit", "or to store credit"],
-                       "fact": inst.phrase(["store credit, ", "as store credit, "],
+        # asked again where the refunds go, the customer says it once more; told a proposal to refund to
+        # store credit, it says the same with a yes in it (the flags' words: not "store credit" alone,
+        # which a proposal names without asking)
+        hidden.append({"id": "destination", "topic": "store_credit",
+                       "asked_by": ["which card", "original payment", "card or", "credit or", "or store credit",
+                                    "or as store credit", "or to store credit"],
+                       "fact": inst.phrase(["store credit, yes, ", "as store credit, yes, "],
                                            ["like I said earlier.", "as I said before.", "the same as before."])})
     said_when = {"up_front": "once, at the start", "with_refund": "once, with the first refund"}.get(credit)
     return {
