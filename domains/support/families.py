@@ -1338,6 +1338,171 @@ def orders_total(inst: Instance) -> dict:
     }
 
 
+# -- a long conversation: what happened early decides a late request -----------------------------------
+
+# The seven instances' plans, one each: which of order A's lines is damaged first ("last": k of the one
+# line's units, the rest later, the last of the order; "stays": the same beside a second line that
+# stays; "other_first": the second line first, the whole line of several later, the last of the order),
+# where store credit is asked for (up front, with the first refund, or not at all), the requests in
+# the order the customer raises them (P the first refund, X a cancellation, D an address change, L
+# the late refund), and whether the order to re-address has been dispatched (declined) or not.
+_LONG_PLANS = [
+    ("last", "up_front", "PXDL", True),
+    ("stays", "none", "PDXL", True),
+    ("other_first", "with_refund", "PDXL", True),
+    ("last", "with_refund", "XPDL", False),
+    ("stays", "up_front", "XPDL", True),
+    ("other_first", "none", "PXLD", True),
+    ("last", "none", "DPXL", False),
+]
+
+
+def _first_refund_line(inst: Instance, a: Order, variant: str, k: int, store_credit: bool) -> str:
+    """The first refund asked for: ``k`` units of ``a``'s line of several, or its other line whole."""
+    line = a.items[0]
+    sc = " as store credit" if store_credit else ""
+    if variant == "other_first":
+        return damaged_line(inst, a.items[1], a.id, [f", and I'd like a refund for it{sc}.", f"; could I get a refund{sc} for it?",
+                                                     f", so a refund{sc}, please."])
+    many = _plural(line["name"])
+    verb = (["arrived broken", "came damaged", "was broken in the box", "turned up cracked"] if k == 1 else
+            ["arrived broken", "came damaged", "were broken in the box", "turned up cracked"])
+    them = "that one" if k == 1 else "those"
+    fine = f" (the {a.items[1]['name']} is fine)" if variant == "stays" else ""
+    return inst.phrase([f"order {a.id} came and ", f"about order {a.id}: ", f"my order {a.id} arrived, but "],
+                       [f"{_COUNT[k]} of the {_COUNT[line['quantity']]} {many} "], verb, [fine],
+                       [f", and I'd like a refund for {them}{sc}.", f"; can I get a refund{sc} for {them}?",
+                        f", so a refund for {them}{sc}, please."])
+
+
+def _late_refund_line(inst: Instance, a: Order, variant: str, left: int, by_noun: bool) -> str:
+    """The late request: the rest of the line of several damaged too, and what a refund would come to.
+    It names order ``a`` or (``by_noun``: the product's noun is the task's only one) the product alone."""
+    line = a.items[0]
+    many = _plural(line["name"])
+    leads = [f"oh, and going back to order {a.id}: ", f"actually, back to order {a.id} for a moment: ",
+             f"sorry, one more thing about order {a.id}: "]
+    if variant == "other_first":
+        body = [f"I've unpacked the rest of it now and all {_COUNT[left]} {many} are cracked too",
+                f"the {_COUNT[left]} {many} in that box turned out to be broken as well",
+                f"I've just found that all {_COUNT[left]} {many} in it are damaged too"]
+    else:
+        if by_noun:
+            leads += [f"oh, and back to the {_plural(_noun(line['name']))} from before: ",
+                      f"actually, about those {_plural(_noun(line['name']))} again: "]
+        body = [f"I've just unpacked the other {_COUNT[left]} and they're cracked too",
+                f"the remaining {_COUNT[left]} turned out to be damaged as well",
+                f"the other {_COUNT[left]} are broken too, I found them at the bottom of the box"]
+    n = _COUNT[left]  # the count in the question keeps the seven tasks' lines apart
+    return inst.phrase(leads, body, [f". How much would I get back if you refund those {n}?", ". What would a refund for them come to?",
+                                     f"; how much would a refund for the {n} be?", f". If I get those {n} refunded, how much is it?",
+                                     ". Before you refund them, what's the amount?", f"; what would I get back for the {n} as a refund?",
+                                     ". I'd want those refunded too, but how much would that be?"])
+
+
+def long_conversation(inst: Instance) -> dict:
+    """Four requests over three orders, where what happened early decides how a late one is handled
+    and the customer does not say it again: units of a line of a delivered order refunded first, a
+    cancellation, an address change (declined when the order is dispatched), and late in the
+    conversation the rest of that line damaged too, its amount asked for. The early refund decides the
+    late amount: when it leaves the rest of the line as the order's last open units, the shipping fee
+    comes back with them (policy: an earlier refund of the same conversation counts), and when another
+    line stays it does not; store credit asked for early holds for the late refund (policy: anywhere in
+    the conversation), while the cancellation refunds the original payment whatever was asked."""
+    variant, credit, plan, dispatched = _LONG_PLANS[(inst.n % 100 - 1) % len(_LONG_PLANS)]  # instance i: plan i
+    # products whose plural is said by adding -s or -es (no "Chef Knifes" among several units)
+    inst.products = [p for p in inst.products if not p["name"].endswith(("Knife", "fe"))]
+    shipping = inst.rng.choice([499, 699, 899, 1099])
+    qty = inst.rng.choice([4, 5, 6])
+    two = variant != "last"
+    a = inst.order("delivered", n_items=2 if two else 1, shipping_cents=shipping,
+                   delivered_days_ago=inst.rng.randint(3, 18), quantities=[qty, 1] if two else [qty])
+    line = a.items[0]
+    # the units damaged at first; never half the line, so the two refunds' amounts differ
+    k = 0 if variant == "other_first" else inst.rng.choice([n for n in range(1, qty - 1) if 2 * n != qty])
+    left = qty - k  # the units of the line the late request is about: every one still open
+    b = inst.order("processing")
+    c = inst.order("in_transit" if dispatched else "processing")
+    addr = inst.new_address()
+    many = _plural(line["name"])
+    _mark_damaged(inst, a, ([a.items[1]] if variant == "other_first" else []) + [{"name": f"{_COUNT[qty]} {many}"}])
+    # the product alone names the order late only when no other item of the task shares its noun
+    nouns = [_noun(it["name"]) for o in inst.orders for it in o.items if it is not line]
+    by_noun = not any(n in _noun(line["name"]) or _noun(line["name"]) in n for n in nouns)
+    dest = "original_payment" if credit == "none" else "store_credit"
+    sc_words = "" if credit == "none" else " as store credit"
+    price = line["unit_price_cents"]
+    first_amount = a.items[1]["unit_price_cents"] if variant == "other_first" else k * price
+    with_fee = variant != "stays"
+    late_amount = left * price + (shipping if with_fee else 0)
+
+    first = [{"name": "get_order", "arguments": {"order_id": a.id}},
+             {"name": "refund_items", "arguments": {
+                 "order_id": a.id, "item_ids": [a.items[1]["id"] if variant == "other_first" else line["id"]],
+                 "destination": dest, "reason": "damaged", **({} if variant == "other_first" else {"quantity": k})}}]
+    steps = {
+        "P": (_first_refund_line(inst, a, variant, k, credit == "with_refund"), first, money(first_amount),
+              (f"the damaged {a.items[1]['name']} of {a.id} refunded ({money(first_amount)})" if variant == "other_first"
+               else f"{_COUNT[k]} of the {_COUNT[qty]} {many} of {a.id} refunded ({money(first_amount)}: {k} x "
+                    f"{money(price)}, no shipping fee)") + sc_words),
+        "X": (None, cancel(b), money(b.total),
+              f"{b.id} cancelled (its refund goes to the original payment, as every cancellation's does"
+              + (", store credit or not)" if credit != "none" else ")")),
+        "D": (None, [{"name": "get_order", "arguments": {"order_id": c.id}}] if dispatched else change_address(c, addr),
+              None, f"{c.id} is already in transit, so its address cannot be changed (told why; nothing escalated)"
+              if dispatched else f"{c.id} shipped to {address_words(addr)}"),
+        "L": (_late_refund_line(inst, a, variant, left, by_noun), refund(a, [line], "damaged", dest), money(late_amount),
+              f"later, the {'other ' if k else ''}{_COUNT[left]} {many} of {a.id} refunded{sc_words}, told first that it "
+              f"comes to {money(late_amount)} ({'with the shipping fee: the last open units of the order' if with_fee else 'no shipping fee: the ' + a.items[1]['name'] + ' stays'})"),
+    }
+    lines: list[str] = []
+    for i, r in enumerate(plan):
+        said = steps[r][0]
+        if said is None:
+            lead = ((["first, ", "to begin, ", "so, first, "] if credit == "up_front" else ["", "so, ", "right, ", "okay, so "])
+                    if i == 0 else
+                    ["and last, ", "finally, ", "last thing: ", "lastly, "] if i == len(plan) - 1 else None)
+            said = cancel_line(inst, b.id, lead) if r == "X" else address_line(inst, c.id, addr, lead)
+        lines.append(said)
+    if credit == "up_front":
+        lines[0] = inst.phrase(["before we start: ", "first of all, ", "one thing up front: ", "just so you know, "],
+                               ["any refund you give me today, I'd like as store credit. ",
+                                "I'd like any refund today as store credit. ",
+                                "please put any refund today on store credit. "]) + lines[0]
+    # asked "a refund or a replacement?" (or told a proposal of one), a yes with the choice in it
+    hidden = inst.identity_facts() + [{"id": "decision", "topic": "remedy", "fact": inst.phrase(
+        ["yes, ", "yes please, ", "okay, yes: ", "yeah, "], ["a refund, please.", "go ahead with the refund, please.", "I'll take the refund."])}]
+    if credit != "none":
+        # asked again where the refunds go, the customer says it once more; told a proposal to refund to
+        # store credit, it says the same with a yes in it (the flags' words: not "store credit" alone,
+        # which a proposal names without asking)
+        hidden.append({"id": "destination", "topic": "store_credit",
+                       "asked_by": ["which card", "original payment", "card or", "credit or", "or store credit",
+                                    "or as store credit", "or to store credit"],
+                       "fact": inst.phrase(["store credit, yes, ", "as store credit, yes, "],
+                                           ["like I said earlier.", "as I said before.", "the same as before."])})
+    said_when = {"up_front": "once, at the start", "with_refund": "once, with the first refund"}.get(credit)
+    return {
+        "description": f"A long conversation ({', '.join(dict(P='first refund', X='cancel', D='address', L='late refund')[r] for r in plan)}): "
+                       + ("the other line of " if variant == "other_first" else f"{k} of the {qty} units of a line of ")
+                       + f"{a.id} refunded first, the rest of the line late, its amount "
+                       + ("with the shipping fee (the early refund left it the order's last open units)" if with_fee
+                          else "without the shipping fee (another line stays)")
+                       + (f"; store credit said {said_when}, holds for the late refund, the cancellation to the card"
+                          if said_when else "; refunds to the card") + ".",
+        "scenario": {
+            "goal": "; ".join(steps[r][3] for r in plan) + "."
+                    + (f" You ask for store credit {said_when}, and do not say it again unless asked." if said_when else ""),
+            "request": lines[0],
+            "hidden_facts": hidden,
+            "more_requests": lines[1:],
+            "max_turns": 50,
+        },
+        "actions": [x for r in plan for x in steps[r][1]],
+        "outputs": [steps[r][2] for r in plan if steps[r][2]],
+    }
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -1420,6 +1585,11 @@ _FAMILIES = [
                   "refund by its own items and shipping fee (the fee only with an order's last open items), then "
                   "perhaps a request of another kind", orders_total, 2200,
                   relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "What you may promise")),
+    SupportFamily("long_conversation", "four requests over three orders, an early one deciding a late one: units of a "
+                  "line refunded first make the rest the order's last (the shipping fee comes back) or not, and store "
+                  "credit asked for early holds for the late refund", long_conversation, 2300,
+                  relies_on=("Identity first", "Understand the request before acting", "Missing or damaged item",
+                             "Refund or replacement", "What you may promise", "Cancellation", "Shipping address")),
 ]
 
 

@@ -352,11 +352,17 @@ class ScriptedUser:
 
     def _variant(self, replies: Replies, kind: str, dims: dict[str, str]) -> str:
         options = replies.variants(kind, dims, self._words)
-        n = self.uses.get(kind, 0)
-        self.uses[kind] = n + 1
         # the domain's own realisations start where this episode's key says; a words.yaml line stays first
         off = self._key(kind) if kind in replies.spec.replies else 0
-        return realise(options[(off + n) % len(options)], self._key(f"{kind}:{n}"))
+        for _ in range(len(options)):
+            n = self.uses.get(kind, 0)
+            self.uses[kind] = n + 1
+            text = realise(options[(off + n) % len(options)], self._key(f"{kind}:{n}"))
+            # a template's realisation may be a line already said ("Yeah, go for it!" twice in a long
+            # conversation): the next variant instead, as a repeat would make the user leave
+            if text not in self.said:
+                break
+        return text
 
     def _wrapped(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], body: str, lines: Any, cold: bool,
                  answering: bool) -> UserReply:

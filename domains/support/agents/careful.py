@@ -23,7 +23,7 @@ from envs.records import AgentAction, ToolEvent
 from .base import ScriptedAgentBase, first_step
 from .careful_cases import TODAY, CarefulCases
 from .reading import (ANGER_RE, NO_RE, OFF_TOPIC_RE, PROVOCATION_RE, YES_RE, Facts, days_named, detect_intent, is_ambiguous,
-                      money)
+                      item_noun, money)
 
 
 class CarefulAgent(CarefulCases, ScriptedAgentBase):
@@ -63,6 +63,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         # every order and tracking read for the request in hand, by order id (a total across orders)
         self.seen_orders: dict[str, dict] = {}
         self.seen_tracks: dict[str, dict] = {}
+        self.orders_read: dict[str, dict] = {}  # every order read in this conversation, by id (its latest read)
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -70,6 +71,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         res = self.results.get(name) if e.ok else None
         if name == "get_order" and e.ok:
             self.order = self.seen_orders[res["order_id"]] = res
+            self.orders_read[res["order_id"]] = res
         elif name == "get_order":
             args = e.call.arguments_dict() or {}
             self.bad_orders.add(str(args.get("order_id")))
@@ -183,6 +185,17 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         fresh.read(latest)
         self.facts.preference = fresh.preference  # a remedy chosen for the last request is not this one's
         self.request_from = max(0, len(self.facts.texts) - 1)
+        if fresh.order_id is None and (oid := self._order_of_items_named(latest)):
+            # "back to the mugs from before": no number, but an item of one order read earlier names it
+            self.facts.order_id = oid
+
+    def _order_of_items_named(self, text: str) -> str | None:
+        """The one order read in this conversation holding an item ``text`` names (by its name or its
+        noun, "the mugs"); None when no order, or more than one, holds such an item."""
+        low = text.lower()
+        hits = {oid for oid, o in self.orders_read.items()
+                if any(it["name"].lower() in low or item_noun(it["name"]) in low for it in o.get("items", []))}
+        return hits.pop() if len(hits) == 1 else None
 
     def _update_intent(self, latest: str) -> None:
         """Take the intent of the customer's new messages; a change of mind replaces the pending proposal."""
