@@ -65,12 +65,17 @@ def test_thanks_for_help_only_after_the_agent_did_something():
 
 
 def test_shipped_thanks_lines_wait_for_help(support):
+    """Thanks follow help: every line that thanks or praises waits for the agent to have just done
+    something, and none is said in the opening ("Thanks for picking this up." before a word of help)."""
     coop = support.situations["cooperative"].scripted
-    thanks = [x for x in coop.suffix if x.lower().startswith(("thanks", "thank", "cheers", "much appreciated", "i appreciate"))]
+    thanking = re.compile(r"\b(thanks|thank you|cheers|appreciat\w*|kind of you|good of you|helpful of you)\b", re.I)
+    thanks = [x for x in [*coop.prefix, *coop.suffix] if thanking.search(x)]
     assert thanks and all(coop.fits[x].after_help for x in thanks)
-    before = [enact(coop, Point(opening=False, answering=True, cold=False, helped=False, key=k), random.Random(k)).suffix
-              for k in range(40)]
-    assert not any(x.lower().startswith(("thanks", "cheers", "much appreciated")) for x in before)
+    for at in (Point(opening=True, answering=False, cold=False, helped=False),
+               Point(opening=False, answering=True, cold=False, helped=False), Point(opening=False, answering=False, cold=False, helped=False)):
+        for k in range(40):
+            en = enact(coop, Point(**{**at.__dict__, "key": k}), random.Random(k))
+            assert not thanking.search(en.prefix + " " + en.suffix), en
 
 
 def test_result_then_anything_else_gets_thanks_then_a_goodbye(support):

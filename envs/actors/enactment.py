@@ -154,11 +154,13 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
                 out.append(mine[int(pick * len(mine)) % len(mine)])
         else:
             out.append(ok[int(pick * len(ok)) % len(ok)])
-    if lines.cold and not at.opening and not at.react:
+    reacting = lines.cold or lines.reacts
+    if reacting and not at.opening and not at.react:
         # nothing just happened for the mood to react to (a plain question, a proposal): its lines
         # are not glued to the answer; the answer is in the mood's own words, when it has them
+        # (without a voice the situation is not played here)
         return Enacted("", "", bool(lines.voice))
-    if lines.cold and out[0] and out[1]:
+    if reacting and out[0] and out[1]:
         # one line of the mood a message: after the complaint at the opening, first when it reacts
         out[0 if at.opening else 1] = ""
     elif not at.opening and at.answering and out[0] and out[1]:

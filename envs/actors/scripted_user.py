@@ -60,7 +60,7 @@ LONG_WAIT = 4  # agent messages with nothing done for the user: a wait a mood re
 REFUSALS_ACCEPTED_AFTER = 2
 
 
-_GREETS = re.compile(r"(?:hello|hi|hey|thanks|thank you|good (?:morning|afternoon|evening))\b", re.I)
+_GREETS = re.compile(r"(?:hello|hi|hiya|hey|morning|thanks|thank you|good (?:morning|afternoon|evening|day))\b", re.I)
 
 
 def _lower_first(text: str) -> str:
@@ -78,6 +78,18 @@ def _bare(text: str) -> str:
     """``text`` without its opener ("Sure, the zip is 40503." -> "the zip is 40503."): continuing a
     sentence ("..., and the zip is 40503.", "As I said, the zip is 40503."), it carries none."""
     return _OPENER.sub("", text) or text
+
+
+def _spoken(parts: list[str]) -> str:
+    """The parts of an answer as one message: a bare value ("x@example.com") goes on into the next
+    part ("x@example.com, zip is 40503."), not into a run-on ("x@example.com Zip is 40503.")."""
+    out = ""
+    for part in (x for x in parts if x):
+        if out and not out.rstrip().endswith((".", "!", "?", ":")):
+            out = out.rstrip() + ", " + _lower_first(part)
+        else:
+            out = f"{out} {part}" if out else part
+    return out
 
 
 def _has_any(text: str, words: list[str]) -> bool:
@@ -251,11 +263,11 @@ class ScriptedUser:
                 # a no with the customer's own reason (no thanks before it, no mood line around it:
                 # "Sure. No, don't." and "I appreciate it" beside a no contradict it)
                 no = self._variant(replies, "decline", dims)
-                return self._reply(turn, say, dims, "", " ".join([*parts, no]), "", False, None)
+                return self._reply(turn, say, dims, "", _spoken([*parts, no]), "", False, None)
         elif sc.done_when and not turn.goal_changes and _has_any(msg, sc.done_when):
             # for a goal that changes the state, the state decides (goal_met), not the agent's words
             self.pending = False
-            return self._leave(say, dims, " ".join(parts + [self._closing(say, dims, replies, r)]), replies, "stuck")
+            return self._leave(say, dims, _spoken(parts + [self._closing(say, dims, replies, r)]), replies, "stuck")
         elif (r.closing or r.refusal or not r.question) and not parts and self._more_left(sc):
             # one request handled (done, refused, "anything else?", or news with no question for it):
             # a person with more to ask raises the next rather than saying "okay" and leaving
@@ -277,7 +289,7 @@ class ScriptedUser:
                 return self._leave(say, dims, self._variant(replies, "accept_refusal", dims), replies, "stuck")
             parts.append(self._variant(replies, "push_back", dims))
             self.idle_turns += 1
-            return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=False)
+            return self._wrapped(turn, say, dims, _spoken(parts), lines, cold, answering=False)
         elif r.closing and not parts and r.choice is False:
             if turn.goal_changes and not turn.goal_met and sc.accepts:
                 parts.append(self._variant(replies, "not_done", dims))
@@ -309,7 +321,7 @@ class ScriptedUser:
             return self._leave(say, dims, self._variant(replies, "stuck", dims), replies, "stuck")
         # an answer is what was asked for (facts, what it checked), not a bare yes: "Is that what you
         # needed?" or "Let me know if you need more" never follow "Yes, go ahead."
-        return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=told and r.question)
+        return self._wrapped(turn, say, dims, _spoken(parts), lines, cold, answering=told and r.question)
 
     # -- pieces ------------------------------------------------------------------------
 
@@ -341,7 +353,8 @@ class ScriptedUser:
         if len(reports) < 2:
             return reports
         joint = ("Then ", "And ", "So ", "")[self._key("reports") % 4]
-        rest = [joint + _lower_first(x) if joint else x for x in reports[1:]]
+        # only before a sentence of its own doing ("Then I tried next door"), never "Then found it!"
+        rest = [joint + x if joint and x.startswith("I ") else x for x in reports[1:]]
         return [reports[0], *rest]
 
     def _next_request_topics(self, sc: Any, rec: Recogniser) -> set[str]:
@@ -475,6 +488,8 @@ class ScriptedUser:
         greet = say.pick(say.greeting, dims, key=zlib.crc32(body.encode())) if opening else ""
         if greet and _GREETS.match(prefix):
             greet = ""  # the situation's own hello ("Hello there."): not "Unbelievable. Hello there."
+        if prefix and _OPENER.match(body + " ") and _OPENER.fullmatch(prefix.rstrip(".!") + " "):
+            prefix = ""  # "Right, okay. Right, the email is ..." says its opener twice
         rest = [x for x in (prefix, body, suffix) if x]
         if greet.endswith(",") and rest:
             rest[0] = _lower_first(rest[0])  # "Look, quickly please." not "Look, Quickly please."

@@ -333,6 +333,9 @@ class ScriptedLines(Spec):
     aside: bool = False
     """The lines are asides (small talk): a message with one carries no other (the persona's own
     chatty aside in the opening is left out)."""
+    reacts: bool = False
+    """The lines react to something, as a cold mood's do (the opening's request, a refusal, a wait):
+    "Do the decent thing." belongs after a refusal, not after an email address."""
 
     @model_validator(mode="after")
     def _fits_name_lines(self) -> "ScriptedLines":

@@ -75,7 +75,7 @@ STORE_CREDIT_RE = re.compile(
 ANGER_RE = re.compile(
     r"(unacceptable|furious|livid|fuming|worst|ridiculous|unbelievable|outrageous|disgrace|pathetic|useless|terrible|"
     r"awful|scathing|one-star|(?:post|leave|leaving|write|writing|posting) an? (?:\w+ )?review|do you people|"
-    r"fed up|sick of|angry|a joke|kidding me|joking|!)", re.I
+    r"fed up|sick of|angry|a joke|kidding me|joking|annoy\w*|frustrat\w*|upset|!)", re.I
 )
 PROVOCATION_RE = re.compile(
     r"\b(ignore your|forget your|your rules|the rules|override|skip the usual|instructions)\b", re.I
