@@ -15,21 +15,25 @@ lines come from the domain's words (greeting, closing) and replies (``envs.actor
    nothing), or after accepting a second refusal, or when the agent closes ("anything
    else?") and nothing it wanted is outstanding, or after two turns without progress; after
    a refusal it leaves taking the refusal, not thanking;
-3. reveals a hidden fact once the agent asks about its topic (any wording), or uses one of
+3. reveals a hidden fact once the agent asks about its topic (any wording), in the order the
+   agent asked for them, or uses one of
    its ``asked_by`` words in a question, or puts a candidate for it to the user ("is that the
    order you mean?": it says its fact instead of a yes); gives its preference when offered a
    choice; asked again for a fact it gave, says it once more ("as I said"), but not in reply
    to a read-back or beside a new question;
 4. calls a user tool when asked about its topic, with arguments from the episode
-   (``{order_id}``), and says what it found, or that it cannot check (never the error);
+   (``{order_id}``), and says what it found in its own words (the domain's ``reports``), checks
+   in the order asked and told as one account, or that it cannot check (never the error);
 5. answers a confirmation request with yes (or no, if the scenario says so); "does that
    help?" with an okay;
 6. answers a question it has no fact for with "I don't know" in its register;
 7. never says the same message twice (a repeat takes another variant, or it leaves), nor
    a situation's line twice in an episode.
 
-The drawn situation's lines wrap the message where they fit (``envs.actors.enactment``);
-when the situation cannot be played at this point the reply says so (``relabel``). The module
+The drawn situation's lines wrap the message where they fit (``envs.actors.enactment``), and
+its ``voice`` gives the user's own words its mood (an angry turn's yes is "Yes. Just do it.", not
+"Yes, please go ahead." with "Disgraceful!" after it); when the situation cannot be played at this
+point the reply says so (``relabel``). The module
 is long because these seven behaviours are one reply function, read best in one place.
 """
 
