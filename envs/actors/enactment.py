@@ -2,17 +2,24 @@
 
 A situation's scripted lines (``ScriptedLines``) wrap the user's message. A line
 fits a point when its ``fits`` entry allows it: the opening or a later turn, an
-answer to the agent's question or not, and warm lines (thanks, kind words) never
-from a cold persona nor after a turn played in a cold mood. ``enact`` picks one
-fitting prefix and suffix with the episode's rng and says whether the situation
+answer to the agent's question or not, a line about a pause only where there was one
+(the user went and checked something, or was asked to wait), a persona's own line only from that
+persona, thanks only right after the agent did something for the user, and warm lines
+(thanks, kind words) never from a cold persona nor after a turn played in a cold mood.
+A cold mood (angry, hurried) speaks its lines only where they react to something: the
+opening's complaint, or what the agent just did (a refusal, a delay, a question asked
+again, a long wait), one line a message; at any other point (a plain question, a
+proposal) the mood is in the user's own words (the situation's ``voice``) and no
+line is glued to the answer ("Disgraceful!" after an email address). ``enact`` picks
+one fitting prefix and suffix with the episode's rng and says whether the situation
 could be played at all: it cannot when a list it has holds no fitting line (a line
 already said this episode fits no more: "I am furious right now" three times is a
-template, not a person), or
-when a withholding situation is drawn after the opening (nothing is volunteered
-any more, so nothing can be held back), or a cold one (angry, hurried) right after the
-agent did what the user agreed to ("I'm livid!" after a refund), or a situation that lives in how the request is
-first put (``at: opening``) is drawn later. The caller labels the turn with what was
-played, so rules judged on the agent's reply fit the message it answers.
+template, not a person), or when its lines for the episode are spent (``per_episode``),
+or when a withholding situation is drawn after the opening (nothing is volunteered
+any more, so nothing can be held back), or a cold one right after the agent did what
+the user agreed to ("I'm livid!" after a refund), or a situation that lives in how the
+request is first put (``at: opening``) is drawn later. The caller labels the turn with
+what was played, so rules judged on the agent's reply fit the message it answers.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from envs.spec.schema import LineFit, ScriptedLines
 
@@ -35,11 +43,17 @@ class Point:
     answering: bool  # the message answers something the agent asked
     cold: bool  # the persona is cold, or an earlier turn was played in a cold mood
     said: frozenset[str] = frozenset()  # lines the user has already said this episode
-    helped: bool = True  # the agent has done something (a tool call) this episode
+    helped: bool = True  # the agent has just done something for the user (since its last message)
     changed: bool = True  # the user has changed its mind this episode
     done: bool = False  # the agent has just done what the user agreed to (since its last message)
     refused: bool = False  # the agent's message the user answers is a refusal
     key: int | None = None  # a stable number per episode and situation: which realisation it speaks
+    # the agent's message gives a mood something to react to: a refusal, a delay, a question
+    # asked again, a long wait (a plain question or a proposal gives it none)
+    react: bool = True
+    pause: bool = False  # the user comes back from checking something, or was asked to wait
+    persona: Mapping[str, str] = field(default_factory=dict)  # the persona's dimension values
+    deciding: bool = False  # the user decides something here (a proposal, a choice, a change of mind)
 
 
 @dataclass
@@ -48,6 +62,7 @@ class Enacted:
     suffix: str
     played: bool
     said: tuple[str, ...] = ()  # the lines chosen, as written (what ``Point.said`` holds)
+    aside: bool = False  # a line of an aside situation was chosen: the message needs no other aside
 
 
 def stable_hash(text: str) -> int:
@@ -83,12 +98,23 @@ def fits(line: str, fit: LineFit | None, at: Point) -> bool:
         return True
     if fit.at == "opening" and not at.opening or fit.at == "later" and at.opening:
         return False
+    if fit.at == "pause" and not at.pause:
+        return False
+    if any(at.persona.get(k) != v for k, v in fit.when.items()):
+        return False
     if fit.answering and not at.answering:
         return False
-    if fit.after_help and not at.helped or fit.after_change and not at.changed:
+    if fit.after_help and not at.helped or fit.after_change and not at.changed or fit.deciding and not at.deciding:
         return False
     # no thanks from a cold mood, nor in answer to a refusal ("Then I want a manager. Cheers.")
     return not (fit.warm and (at.cold or at.refused))
+
+
+def _spent(lines: ScriptedLines, at: Point) -> bool:
+    """The situation's lines for the episode are said (``per_episode``)."""
+    if not lines.per_episode:
+        return False
+    return sum(x in at.said for x in {*lines.prefix, *lines.suffix} if x) >= lines.per_episode
 
 
 def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted:
@@ -98,7 +124,7 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
         return Enacted("", "", True)
     played = not (lines.withhold and not at.opening)
     # a cold mood (angry, hurried) is no reply to the agent having just done what was asked
-    if lines.at == "opening" and not at.opening or lines.cold and at.done:
+    if lines.at == "opening" and not at.opening or lines.cold and at.done or _spent(lines, at):
         for options in (lines.prefix, lines.suffix):
             if options:
                 rng.random()  # the same draws as a played turn: later draws do not depend on this
@@ -128,8 +154,18 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
                 out.append(mine[int(pick * len(mine)) % len(mine)])
         else:
             out.append(ok[int(pick * len(ok)) % len(ok)])
-    if not at.opening and at.answering and out[0] and out[1]:
-        # a person answering a question answers, with at most one remark in the mood after it:
-        # not "Are you kidding me? Email's x. Sort it out!" around every reply
+    reacting = lines.cold or lines.reacts
+    if reacting and not at.opening and not at.react:
+        # nothing just happened for the mood to react to (a plain question, a proposal): its lines
+        # are not glued to the answer; the answer is in the mood's own words, when it has them
+        # (without a voice the situation is not played here)
+        return Enacted("", "", bool(lines.voice))
+    if reacting and out[0] and out[1]:
+        # one line of the mood a message: after the complaint at the opening, first when it reacts
+        out[0 if at.opening else 1] = ""
+    elif not at.opening and at.answering and out[0] and out[1]:
+        # a person answering a question answers, with at most one remark after it
         out[0] = ""
-    return Enacted(realise(out[0], at.key), realise(out[1], at.key), played, tuple(x for x in out if x))
+    chosen = tuple(x for x in out if x)
+    aside = lines.aside and bool(chosen)
+    return Enacted(realise(out[0], at.key), realise(out[1], at.key), played, chosen, aside)

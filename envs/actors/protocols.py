@@ -101,6 +101,9 @@ class UserTurn:
     goal_changes: bool = False  # the task's goal changes the state (so goal_met can become true)
     # Like call_tool, with whether the call succeeded: (ok, output). None: only call_tool.
     call_tool_checked: Callable[[str, dict], tuple[bool, str]] | None = None
+    # The agent tools that change the state (``mutates``): one of them run is the agent doing
+    # something for the user, a read is not (thanks follow help). None: any agent tool counts.
+    helping_tools: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         if self.episode is None and self.seed is not None:

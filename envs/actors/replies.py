@@ -14,8 +14,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
+from envs.actors.enactment import realise, stable_hash
 from envs.spec.loading import load_one
 from envs.spec.schema import Spec
 
@@ -62,6 +63,25 @@ class Volunteer(Spec):
     topics: list[str] = Field(default_factory=list)
 
 
+class Report(Spec):
+    """One thing a user tool can find, as a person tells it: ``match`` (a regular expression with
+    named groups) over the start of what is left of the tool's result, ``say`` its tellings
+    (``{group}`` is the group's text), ``when`` the persona it fits (none: everyone)."""
+
+    match: str
+    say: list[str] = Field(min_length=1)
+    when: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("match")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        try:
+            re.compile(v)
+        except re.error as e:
+            raise ValueError(f"pattern {v!r} does not compile ({e})") from None
+        return v
+
+
 class RepliesFile(Spec):
     replies: dict[str, list[ReplyLines]] = Field(default_factory=dict)
     cold_when: list[dict[str, str]] = Field(default_factory=list)
@@ -69,6 +89,9 @@ class RepliesFile(Spec):
     facts: dict[str, list[ReplyLines]] = Field(default_factory=dict)
     """Per topic, ways of telling a fact of the form "My email is X." ({value} is X), so the
     user answers as people do ("It's X.", "X") rather than reading the task's sentence out."""
+    reports: dict[str, list[Report]] = Field(default_factory=dict)
+    """Per user tool, what it finds told in a person's words ("Nothing at the door, and the
+    mailbox is empty.") rather than read out as the tool's sentence after "I checked:"."""
 
 
 # "My zip code is 40503." -> "40503": the value a domain's fact phrasings put in {value}.
@@ -109,6 +132,32 @@ class Replies:
             if all(dims.get(k) == v for k, v in entry.when.items()):
                 return [t.replace("{value}", value) for t in entry.say]
         return [fact]
+
+    def report(self, tool: str, result: str, dims: dict[str, str], key: int) -> str:
+        """``result`` of user tool ``tool`` in this persona's words: each stretch a ``reports``
+        pattern matches (from the start of what is left) told in one of its tellings, the way
+        ``key`` says; a stretch none matches is kept as the tool put it."""
+        reports = [r for r in self.spec.reports.get(tool, []) if all(dims.get(k) == v for k, v in r.when.items())]
+        if not reports:
+            return result
+        out, rest, n = [], result.strip(), 0
+        while rest:
+            for r in reports:
+                m = re.match(r.match, rest)
+                if m and m.end() > 0:
+                    n += 1
+                    line = r.say[stable_hash(f"{key}:{n}:{r.match}") % len(r.say)]
+                    line = realise(line, stable_hash(f"{key}:{n}"))
+                    for name, value in m.groupdict().items():
+                        line = line.replace("{" + name + "}", value or "")
+                    out.append(line)
+                    rest = rest[m.end():].lstrip()
+                    break
+            else:
+                out.append(rest)
+                break
+        text = " ".join(x for x in out if x)
+        return text[:1].upper() + text[1:]
 
     def volunteered(self, message: str, dims: dict[str, str]) -> list[str] | None:
         """The topics this persona offers in answer to a general request in ``message`` ([]: it

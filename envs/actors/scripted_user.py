@@ -15,21 +15,25 @@ lines come from the domain's words (greeting, closing) and replies (``envs.actor
    nothing), or after accepting a second refusal, or when the agent closes ("anything
    else?") and nothing it wanted is outstanding, or after two turns without progress; after
    a refusal it leaves taking the refusal, not thanking;
-3. reveals a hidden fact once the agent asks about its topic (any wording), or uses one of
+3. reveals a hidden fact once the agent asks about its topic (any wording), in the order the
+   agent asked for them, or uses one of
    its ``asked_by`` words in a question, or puts a candidate for it to the user ("is that the
    order you mean?": it says its fact instead of a yes); gives its preference when offered a
    choice; asked again for a fact it gave, says it once more ("as I said"), but not in reply
    to a read-back or beside a new question;
 4. calls a user tool when asked about its topic, with arguments from the episode
-   (``{order_id}``), and says what it found, or that it cannot check (never the error);
+   (``{order_id}``), and says what it found in its own words (the domain's ``reports``), checks
+   in the order asked and told as one account, or that it cannot check (never the error);
 5. answers a confirmation request with yes (or no, if the scenario says so); "does that
    help?" with an okay;
 6. answers a question it has no fact for with "I don't know" in its register;
 7. never says the same message twice (a repeat takes another variant, or it leaves), nor
    a situation's line twice in an episode.
 
-The drawn situation's lines wrap the message where they fit (``envs.actors.enactment``);
-when the situation cannot be played at this point the reply says so (``relabel``). The module
+The drawn situation's lines wrap the message where they fit (``envs.actors.enactment``), and
+its ``voice`` gives the user's own words its mood (an angry turn's yes is "Yes. Just do it.", not
+"Yes, please go ahead." with "Disgraceful!" after it); when the situation cannot be played at this
+point the reply says so (``relabel``). The module
 is long because these seven behaviours are one reply function, read best in one place.
 """
 
@@ -56,10 +60,11 @@ CONFIRM = re.compile(
 REFUSAL = re.compile(r"\b(can(?:no|')t|unable to|not able to|won't be able|not eligible|isn't eligible)\b", re.I)
 
 IDLE_LIMIT = 2  # turns without progress before the user leaves
+LONG_WAIT = 4  # agent messages with nothing done for the user: a wait a mood reacts to
 REFUSALS_ACCEPTED_AFTER = 2
 
 
-_GREETS = re.compile(r"(?:hello|hi|hey|thanks|thank you|good (?:morning|afternoon|evening))\b", re.I)
+_GREETS = re.compile(r"(?:hello|hi|hiya|hey|morning|thanks|thank you|good (?:morning|afternoon|evening|day))\b", re.I)
 
 
 def _lower_first(text: str) -> str:
@@ -70,13 +75,25 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-_OPENER = re.compile(r"^(?:(?:sure|okay|right|yes|of course|oh|now|well|now then|let me see|let me think|and),? )+", re.I)
+_OPENER = re.compile(r"^(?:(?:sure|okay|right|yes|fine|of course|oh|now|well|now then|let me see|let me think|and)[,.]? )+", re.I)
 
 
 def _bare(text: str) -> str:
     """``text`` without its opener ("Sure, the zip is 40503." -> "the zip is 40503."): continuing a
     sentence ("..., and the zip is 40503.", "As I said, the zip is 40503."), it carries none."""
     return _OPENER.sub("", text) or text
+
+
+def _spoken(parts: list[str]) -> str:
+    """The parts of an answer as one message: a bare value ("x@example.com") goes on into the next
+    part ("x@example.com, zip is 40503."), not into a run-on ("x@example.com Zip is 40503.")."""
+    out = ""
+    for part in (x for x in parts if x):
+        if out and not out.rstrip().endswith((".", "!", "?", ":")):
+            out = out.rstrip() + ", " + _lower_first(part)
+        else:
+            out = f"{out} {part}" if out else part
+    return out
 
 
 def _has_any(text: str, words: list[str]) -> bool:
@@ -102,32 +119,39 @@ class ScriptedUser:
     lines_said: set[str] = field(default_factory=set)  # situation lines used (each said once)
     cold_seen: bool = False
     uses: dict[str, int] = field(default_factory=dict)
+    variants_said: set[str] = field(default_factory=set)  # the replies of its own it has said
     thanked: bool = False  # thanked for the result; the next message gets its goodbye
     _words: Any = None
     _task: str = ""
     _seed: int | None = None
     _done_now: bool = False
     _refused_now: bool = False
+    _helped_now: bool = False  # the agent did something for it since its last message
+    _react: bool = False  # the agent's message gives a mood something to react to
+    _pause: bool = False  # it comes back from checking something, or was asked to wait
+    _deciding: bool = False  # the agent's message puts a proposal or a choice to it
+    _dims: dict[str, str] = field(default_factory=dict)  # the persona's own dimension values
     agreed: bool = False  # said yes (or its choice) to a proposal the agent has not acted on yet
 
     async def reply(self, turn: UserTurn) -> UserReply:
-        dims = (turn.persona.dimensions if turn.persona else {}) or {}
+        own = self._dims = dict((turn.persona.dimensions if turn.persona else {}) or {})
         say = self._words = turn.words.scripted
         self._task, self._seed = turn.task.id, turn.seed
         sc = turn.task.scenario
         replies: Replies = turn.replies or Replies()
         rec: Recogniser = turn.topics or Recogniser()
         lines = turn.situation.scripted if turn.situation else None
-        cold = replies.is_cold(dims) or self.cold_seen
+        cold = replies.is_cold(own) or self.cold_seen
 
         if turn.agent_message is None:
-            en = enact(lines, Point(opening=True, answering=False, cold=cold or bool(lines and lines.cold),
-                                    said=frozenset(self.lines_said), helped=False, changed=False,
-                                    key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
+            dims = self._voiced(own, lines, opening=True)
+            self._react = self._pause = self._helped_now = self._deciding = False
+            en = enact(lines, self._point(turn, lines, cold, opening=True, answering=False), turn.rng)
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
             body = " ".join([sc.request, *facts])
-            aside = realise(say.pick(say.opening_aside, dims, key=self._key("opening_aside")), self._key("opening_aside"))
+            # one aside a message: none beside the situation's own (small talk), none in an angry voice
+            aside = "" if en.aside else realise(say.pick(say.opening_aside, dims, key=self._key("opening_aside")), self._key("opening_aside"))
             if aside:
                 body += " " + aside
             return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, opening=True, chosen=en.said)
@@ -143,11 +167,25 @@ class ScriptedUser:
             getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" and getattr(e, "ok", True)
             for e in turn.events[last_user + 1:])
         self.agreed = self.agreed and not self._done_now
+        helping = turn.helping_tools
+        self._helped_now = any(
+            getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" and getattr(e, "ok", True)
+            and (helping is None or getattr(getattr(e, "call", None), "name", None) in helping)
+            for e in turn.events[last_user + 1:])
+        # what a mood may react to: a refusal, a wait, no progress, a long wait with nothing done yet
+        agent_said = sum(getattr(e, "kind", "") == "agent" for e in turn.events)
+        done_any = any(getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent"
+                       and (helping is None or getattr(getattr(e, "call", None), "name", None) in helping) for e in turn.events)
+        self._deciding = r.confirm or r.choice
+        # (a long wait is no reason to snap at the proposal that ends it)
+        self._react = r.refusal or r.delay or self.idle_turns > 0 or (agent_said >= LONG_WAIT and not done_any and not self._deciding)
+        self._pause = False  # set below when it goes and checks something
+        dims = own  # the goal-met replies below are the persona's own (no situation is played there)
 
         mc = sc.mind_change
         if mc and not self.mind_changed and self._triggers(mc, msg, r, self.pending):
-            self.mind_changed, self.pending = True, False
-            return self._wrapped(turn, say, dims, mc.say, lines, cold, answering=False)
+            self.mind_changed, self.pending, self._deciding = True, False, True
+            return self._wrapped(turn, say, self._voiced(own, lines), mc.say, lines, cold, answering=False)
 
         if turn.goal_met and not self._more_left(sc):
             # a person thanks for the result, answers "anything else?" and says goodbye; told the
@@ -159,11 +197,15 @@ class ScriptedUser:
             self.thanked = True
             return self._reply(turn, say, dims, "", self._variant(replies, "thanks_result", dims), "", False, None)
 
+        # the message is in the drawn mood's own words ("Fine. x@example.com.", "Yes. Just do it.")
+        dims = self._voiced(own, lines)
+        mentions = rec.first_mentions(msg)
         parts: list[str] = []
         gave_preference = False
         again: list[Any] = []
         told_on_proposal = False  # a proposal about a fact it had not told: it tells it, no yes yet
-        for hf in sc.hidden_facts:
+        # what was asked is answered in the order it was asked ("your zip and email?": the zip first)
+        for hf in sorted(sc.hidden_facts, key=lambda h: self._where(h.topic, mentions)):
             asked = hf.topic is not None and hf.topic in r.topics
             # the task's own words count only in a question, not in a proposal to say yes to
             asked |= bool(hf.asked_by and r.question and not r.confirm and _has_any(msg, hf.asked_by))
@@ -179,8 +221,9 @@ class ScriptedUser:
         if len(parts) >= 2 and dims.get("verbosity") != "terse":
             parts[:2] = self._joined(parts[0], parts[1])
         # asked again for what it said: said once more, then it is no news; not when the message
-        # also asks something new (a person answers the new thing)
+        # also asks something new (a person answers the new thing); a mood has that to react to
         if not parts:
+            self._react |= bool(again)
             for hf in again:
                 self.restated.add(hf.id)
                 parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(_bare(self._tell(hf, replies, dims, 'again')))}")
@@ -199,13 +242,18 @@ class ScriptedUser:
             self.withheld = False
             parts.extend(sc.known_facts)
 
+        checks = []
         for i, use in enumerate(sc.user_tools):
             if i in self.tools_used:
                 continue
             asked = (use.topic is not None and use.topic in r.topics) or (use.when_asked and _has_any(msg, use.when_asked))
             if asked or (use.topic is None and not use.when_asked):
                 self.tools_used.add(i)
-                parts.append(self._use_tool(turn, rec, use, replies, dims))
+                checks.append(use)
+        # it went and looked: a pause, where a person may say what happened meanwhile
+        self._pause |= bool(checks)
+        reports = [self._use_tool(turn, rec, use, replies, dims) for use in sorted(checks, key=lambda u: self._where(u.topic, mentions))]
+        parts.extend(self._reports_joined(reports))
         told = len(parts) > int(asked_back)  # facts or what it checked: an answer, not "what do you need?"
 
         # "could you please confirm your identity?" asks for details, it proposes nothing to say yes to
@@ -219,11 +267,11 @@ class ScriptedUser:
                 # a no with the customer's own reason (no thanks before it, no mood line around it:
                 # "Sure. No, don't." and "I appreciate it" beside a no contradict it)
                 no = self._variant(replies, "decline", dims)
-                return self._reply(turn, say, dims, "", " ".join([*parts, no]), "", False, None)
+                return self._reply(turn, say, dims, "", _spoken([*parts, no]), "", False, None)
         elif sc.done_when and not turn.goal_changes and _has_any(msg, sc.done_when):
             # for a goal that changes the state, the state decides (goal_met), not the agent's words
             self.pending = False
-            return self._leave(say, dims, " ".join(parts + [self._closing(say, dims, replies, r)]), replies, "stuck")
+            return self._leave(say, dims, _spoken(parts + [self._closing(say, dims, replies, r)]), replies, "stuck")
         elif (r.closing or r.refusal or not r.question) and not parts and self._more_left(sc):
             # one request handled (done, refused, "anything else?", or news with no question for it):
             # a person with more to ask raises the next rather than saying "okay" and leaving
@@ -245,7 +293,7 @@ class ScriptedUser:
                 return self._leave(say, dims, self._variant(replies, "accept_refusal", dims), replies, "stuck")
             parts.append(self._variant(replies, "push_back", dims))
             self.idle_turns += 1
-            return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=False)
+            return self._wrapped(turn, say, dims, _spoken(parts), lines, cold, answering=False)
         elif r.closing and not parts and r.choice is False:
             if turn.goal_changes and not turn.goal_met and sc.accepts:
                 parts.append(self._variant(replies, "not_done", dims))
@@ -258,6 +306,7 @@ class ScriptedUser:
         elif r.what_wanted and not parts:
             # asked what it wants: the request in hand again, in other words each time
             current = sc.more_requests[self.raised - 1] if self.raised else sc.request
+            self._react = True  # it said this already: something to react to
             parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(current)}")
             return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
 
@@ -276,9 +325,41 @@ class ScriptedUser:
             return self._leave(say, dims, self._variant(replies, "stuck", dims), replies, "stuck")
         # an answer is what was asked for (facts, what it checked), not a bare yes: "Is that what you
         # needed?" or "Let me know if you need more" never follow "Yes, go ahead."
-        return self._wrapped(turn, say, dims, " ".join(parts), lines, cold, answering=told and r.question)
+        return self._wrapped(turn, say, dims, _spoken(parts), lines, cold, answering=told and r.question)
 
     # -- pieces ------------------------------------------------------------------------
+
+    @staticmethod
+    def _where(topic: str | None, mentions: dict[str, int]) -> int:
+        """Where the agent's message first names ``topic`` (unnamed: after every named one)."""
+        return mentions.get(topic, 1 << 30) if topic else 1 << 30
+
+    def _voiced(self, own: dict[str, str], lines: Any, opening: bool = False) -> dict[str, str]:
+        """The persona's dimension values with the drawn situation's ``voice`` over them, where the
+        situation is played at all (not an opening-only one later, not a cold one right after the
+        agent did what was agreed): its yes, facts and "I don't know" carry the mood themselves."""
+        if lines is None or not lines.voice:
+            return own
+        if lines.at == "opening" and not opening or lines.cold and self._done_now and not opening:
+            return own
+        return {**own, **lines.voice}
+
+    def _point(self, turn: UserTurn, lines: Any, cold: bool, opening: bool, answering: bool) -> Point:
+        return Point(opening=opening, answering=answering, cold=cold or bool(lines and lines.cold),
+                     said=frozenset(self.lines_said), helped=self._helped_now, changed=self.mind_changed,
+                     done=self._done_now, refused=self._refused_now, react=self._react, pause=self._pause,
+                     persona=self._dims, deciding=self._deciding,
+                     key=self._key(turn.situation.id if turn.situation else ""))
+
+    def _reports_joined(self, reports: list[str]) -> list[str]:
+        """What it found on two checks, told as one account: the second goes on from the first
+        ("Nothing at the door. I tried next door, and ..."), not two reports read out."""
+        if len(reports) < 2:
+            return reports
+        joint = ("Then ", "And ", "So ", "")[self._key("reports") % 4]
+        # only before a sentence of its own doing ("Then I tried next door"), never "Then found it!"
+        rest = [joint + x if joint and x.startswith("I ") else x for x in reports[1:]]
+        return [reports[0], *rest]
 
     def _next_request_topics(self, sc: Any, rec: Recogniser) -> set[str]:
         """The topics the next request not yet raised names (what a question about it would ask)."""
@@ -348,28 +429,37 @@ class ScriptedUser:
             ok = not out.startswith("Error:")
         # a failed call is the user's own business: a person says they cannot check
         # the task's words for it may hold alternations ("{I checked|I had a look}: {result}"): this episode's
-        return realise(use.say, self._key("tool_say")).replace("{result}", out) if ok else self._variant(replies, "cannot_check", dims)
+        if not ok:
+            return self._variant(replies, "cannot_check", dims)
+        told = replies.report(use.tool, out, dims, self._key(f"report:{use.tool}"))
+        return realise(use.say, self._key("tool_say")).replace("{result}", told)
 
     def _variant(self, replies: Replies, kind: str, dims: dict[str, str]) -> str:
         options = replies.variants(kind, dims, self._words)
         # the domain's own realisations start where this episode's key says; a words.yaml line stays first
         off = self._key(kind) if kind in replies.spec.replies else 0
-        for _ in range(len(options)):
+        # a second yes is not the first one again ("Yes, go ahead." twice is a template): two lines
+        # of a kind can realise the same words, so the next realisation not yet said is taken
+        # (as said: a terse persona's "Yes, please go ahead." is "Yes, go ahead.")
+        omitted = self._words.omitted(dims) if self._words is not None else []
+        for _ in range(2 * len(options)):
             n = self.uses.get(kind, 0)
             self.uses[kind] = n + 1
             text = realise(options[(off + n) % len(options)], self._key(f"{kind}:{n}"))
-            # a template's realisation may be a line already said ("Yeah, go for it!" twice in a long
-            # conversation): the next variant instead, as a repeat would make the user leave
-            if text not in self.said:
+            spoken = text
+            for w in omitted:
+                spoken = spoken.replace(w, "")
+            spoken = spoken.strip().lower()
+            # nor a line already said whole (a long conversation's second "Yeah, go for it!"): a repeat
+            # would make the user leave
+            if spoken not in self.variants_said and text not in self.said:
                 break
+        self.variants_said.add(spoken)
         return text
 
     def _wrapped(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], body: str, lines: Any, cold: bool,
                  answering: bool) -> UserReply:
-        helped = any(getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" for e in turn.events)
-        en = enact(lines, Point(opening=False, answering=answering, cold=cold or bool(lines and lines.cold),
-                                said=frozenset(self.lines_said), helped=helped, changed=self.mind_changed,
-                                done=self._done_now, refused=self._refused_now, key=self._key(turn.situation.id if turn.situation else "")), turn.rng)
+        en = enact(lines, self._point(turn, lines, cold, opening=False, answering=answering), turn.rng)
         return self._reply(turn, say, dims, en.prefix, body, en.suffix, en.played, lines, chosen=en.said)
 
     def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,
@@ -404,6 +494,8 @@ class ScriptedUser:
         greet = say.pick(say.greeting, dims, key=zlib.crc32(body.encode())) if opening else ""
         if greet and _GREETS.match(prefix):
             greet = ""  # the situation's own hello ("Hello there."): not "Unbelievable. Hello there."
+        if prefix and _OPENER.match(body + " ") and _OPENER.fullmatch(prefix.rstrip(".!") + " "):
+            prefix = ""  # "Right, okay. Right, the email is ..." says its opener twice
         rest = [x for x in (prefix, body, suffix) if x]
         if greet.endswith(",") and rest:
             rest[0] = _lower_first(rest[0])  # "Look, quickly please." not "Look, Quickly please."

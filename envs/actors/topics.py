@@ -134,6 +134,14 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\bis (?:that|this|everything) (?:clear|helpful|okay|ok)\b(?! (?:to|if|with))", r"\bmake sense\?",
         r"\b(?:any|have you got any) (?:other )?questions about (?:that|this)\b",
     ],
+    # the agent asks the user to wait, or names a wait ("bear with me", "it can take 5-7 business
+    # days"): something a hurried or angry user reacts to
+    "delay": [
+        r"\b(?:one|a|just a) (?:moment|minute|sec|second)\b", r"\bbear with me\b", r"\bhold on\b",
+        r"\bgive me a (?:moment|minute|sec|second|few)\b",
+        r"\b(?:takes?|taking|within|up to|allow|wait(?:ing)?(?: for)?|in)\s+(?:up to\s+)?(?:\d+|a few|several|some|a couple of)"
+        r"(?:\s*(?:-|to)\s*\d+)?\s+(?:business |working )?(?:days|weeks|hours)\b",
+    ],
     # asks what the user wants ("how can I help?"): answered with the request
     "what_wanted": [
         r"\bhow (?:can|may|could|shall) I (?:help|assist)\b", r"\bwhat can I (?:do|help you with)\b",
@@ -296,6 +304,7 @@ class Reading:
     closing: bool = False
     what_wanted: bool = False
     check_in: bool = False  # "does that help?", "does that make sense?"
+    delay: bool = False  # asks the user to wait, or names a wait ("it can take 5-7 business days")
     # topics mentioned anywhere (asked or not): what a confirmation or refusal is about
     mentioned: set[str] = field(default_factory=set)
     # topics named in a proposal or read-back to be answered yes or no ("Is that the order you
@@ -434,6 +443,7 @@ class Recogniser:
             r.done |= self._is("done", s)
             r.what_wanted |= asks and self._is("what_wanted", s)
             r.check_in |= asks and self._is("check_in", s)
+            r.delay |= self._is("delay", s)
             # the sentence before a question is the list, when a list came before it ("Which of these?")
             if item:
                 list_topics |= self._topics_in(s)
@@ -442,6 +452,26 @@ class Recogniser:
                 list_topics = set(self._topics_in(s)) if s.rstrip().endswith(":") else set()
                 prev = here
         return r
+
+    def first_mentions(self, message: str) -> dict[str, int]:
+        """The order in which ``message`` asks for the topics it names (a number per topic, smaller
+        first: the sentence that asks, then the place in it), a sentence that asks nothing counting
+        after every one that does: what was asked first is answered first ("your zip and email?":
+        the zip, then the email; a carrier note naming a neighbour before "please check your
+        doorstep, and ask your neighbours" does not put the neighbours first)."""
+        out: dict[str, int] = {}
+        for i, (s, item) in enumerate(_sentences(skim(message or ""))):
+            asks = "?" in s or self._is("request", s) or self._is("question", s) or item
+            base = (i if asks else i + 10_000) * 100_000
+            for name, wre, _firsts, pre in self._topic_matchers:
+                hits = [m.start() for rx in (wre, pre) if rx is not None for m in [rx.search(s)] if m]
+                if hits and name not in out or hits and base + min(hits) < out[name]:
+                    out[name] = base + min(hits)
+        for name, t in self.spec.topics.items():  # a group is named where its first member is
+            at = [out[m] for m in t.group if m in out]
+            if at and name not in out:
+                out[name] = min(at)
+        return out
 
     def entity(self, name: str, texts: list[str]) -> str | None:
         """The last value of entity ``name`` found in ``texts`` (None if no text holds one)."""

@@ -185,6 +185,7 @@ class Episode:
             goal_met=met,
             goal_changes=self._goal_changes(),
             call_tool_checked=self._call_user_tool_checked,
+            helping_tools=frozenset(n for n, t in self.domain.agent_tools.tools.items() if t.mutates),
         )
         reply = await self.user.reply(turn)
         stop = reply.stop or STOP_TOKEN in reply.content

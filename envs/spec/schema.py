@@ -281,17 +281,25 @@ def policy_headings(policy: str) -> set[str]:
 class LineFit(Spec):
     """Where a scripted line fits (envs/actors/enactment.py); a line without one fits anywhere.
 
-    ``at``: ``opening`` (first message only), ``later`` (never the first), ``any``.
+    ``at``: ``opening`` (first message only), ``later`` (never the first), ``pause`` (when the
+    user comes back from checking something, or was asked to wait: where a person says what
+    happened meanwhile), ``any``.
     ``answering``: only when the message answers something the agent asked.
     ``warm``: thanks or a kind word; never said by a cold persona, after a cold turn, or in answer to a refusal.
-    ``after_help``: thanks for help, only once the agent has done something (a tool call).
-    ``after_change``: only once the user has changed its mind ("sorry, I keep going back and forth")."""
+    ``after_help``: thanks for help, only right after the agent did something for the user (a call that
+    changes the state, since the user's last message).
+    ``after_change``: only once the user has changed its mind ("sorry, I keep going back and forth").
+    ``deciding``: only where the user has something to decide (a proposal, a choice, its change of
+    mind): "hmm, let me think" before its own email address is a person unsure of it.
+    ``when``: only from a persona with these dimension values (an aside is that person's own)."""
 
-    at: Literal["any", "opening", "later"] = "any"
+    at: Literal["any", "opening", "later", "pause"] = "any"
     answering: bool = False
     warm: bool = False
     after_help: bool = False
     after_change: bool = False
+    deciding: bool = False
+    when: dict[str, str] = Field(default_factory=dict)
 
 
 class ScriptedLines(Spec):
@@ -301,9 +309,12 @@ class ScriptedLines(Spec):
     situation with no line); ``fits`` says where a line fits (keyed by the line's text).
     ``withhold`` makes the user keep its known facts back on the opening (a customer who
     withholds a detail); ``cold`` marks an angry or curt mood, after which warm lines
-    are not said. ``at: opening``: the situation lives in how the request is first put
-    (a loosely worded request); drawn later it cannot be played, and the turn is labelled
-    with what was played ("Not sure how to put this. Yes, go ahead." is no ambiguous request).
+    are not said, and whose lines react to something: the opening's complaint, or what the
+    agent just did (a refusal, a delay, a question asked again, a long wait), one line a
+    message; elsewhere the mood is in the words alone (``voice``). ``at: opening``: the
+    situation lives in how the request is first put (a loosely worded request); drawn later
+    it cannot be played, and the turn is labelled with what was played ("Not sure how to
+    put this. Yes, go ahead." is no ambiguous request).
     """
 
     prefix: list[str] = Field(default_factory=list)
@@ -312,6 +323,19 @@ class ScriptedLines(Spec):
     withhold: bool = False
     cold: bool = False
     fits: dict[str, LineFit] = Field(default_factory=dict)
+    voice: dict[str, str] = Field(default_factory=dict)
+    """Persona dimension values the user's own words take while this situation plays (an angry
+    turn's yes, facts and "I don't know" in the angry register): the mood in its own words, not a
+    stock line glued to a plain answer."""
+    per_episode: int = 0
+    """At most this many of the situation's lines in one episode (0: no limit but the repertoire):
+    a person makes small talk once, not on every message."""
+    aside: bool = False
+    """The lines are asides (small talk): a message with one carries no other (the persona's own
+    chatty aside in the opening is left out)."""
+    reacts: bool = False
+    """The lines react to something, as a cold mood's do (the opening's request, a refusal, a wait):
+    "Do the decent thing." belongs after a refusal, not after an email address."""
 
     @model_validator(mode="after")
     def _fits_name_lines(self) -> "ScriptedLines":

@@ -18,7 +18,7 @@ from typing import Any
 
 from envs.records import AgentAction
 
-from .reading import FINE_RE, FOUND_RE, ORDER_RE, TOTAL_RE, item_noun, money, units_named
+from .reading import FINE_RE, FOUND_RE, ORDER_RE, TOTAL_RE, found_parcel, item_noun, money, units_named
 
 TODAY = dt.date(2026, 6, 15)
 WINDOW_DAYS = 30
@@ -195,7 +195,7 @@ class CarefulCases:
                 "check your doorstep and mailbox, and ask your neighbours whether they took it in?",
             )
         if self.doorstep is None:
-            self.doorstep = "found" if FOUND_RE.search(self.new_user_text) else "missing"
+            self.doorstep = "found" if found_parcel(self.new_user_text) else "missing"
         if self.doorstep == "found":
             return self._finish(
                 "I'm glad the parcel turned up! Since you have it, nothing needs to be refunded or replaced."

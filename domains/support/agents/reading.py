@@ -46,8 +46,19 @@ NO_RE = re.compile(
     r"not yet|leave it)\b",
     re.I,
 )
-FOUND_RE = re.compile(r"(handed it over|I have it now|already have the parcel|after all)", re.I)
+# a parcel the customer now has, in whatever words ("Rosa had it", "found it in the mailbox",
+# "I've got it now"), in a sentence that does not deny it ("nobody's seen it", "I haven't got it")
+FOUND_RE = re.compile(
+    r"(handed it over|I have it now|already have the parcel|after all|"
+    r"\b(?:found|got|have|had|took|taken|picked up|brought) (?:it|the parcel|the package)\b|"
+    r"\bit(?: was|'s been| had been) (?:at|in|on|by|behind|under|next to|sitting|with)\b)", re.I)
 NOT_FOUND_RE = re.compile(r"(no parcel|none of the neighbours|nothing has arrived)", re.I)
+_DENIED = re.compile(r"\b(?:not|nobody|no one|none|nothing|never|neither)\b|n't\b|\bno\b(?! need\b)(?!\.\s*\d)", re.I)  # not "no need", nor "no. 14"
+
+
+def found_parcel(text: str) -> bool:
+    """Whether the customer says it has the parcel now (a sentence with found words, not denying them)."""
+    return any(FOUND_RE.search(s) and not _DENIED.search(s) for s in re.split(r"(?<=[.!?])(?<![Nn]o\.)\s+", text or ""))
 PREF_REPLACE_RE = re.compile(
     r"\b(replacements?|replace (it|them|the|this|that|mine)|replaced|"
     r"(send|ship|get) (me )?(another|a new|a fresh|a second) ?(one|ones)?|(a )?new one|swap (it|them) for)\b",
@@ -66,7 +77,7 @@ STORE_CREDIT_RE = re.compile(
 ANGER_RE = re.compile(
     r"(unacceptable|furious|livid|fuming|worst|ridiculous|unbelievable|outrageous|disgrace|pathetic|useless|terrible|"
     r"awful|scathing|one-star|(?:post|leave|leaving|write|writing|posting) an? (?:\w+ )?review|do you people|"
-    r"fed up|sick of|angry|a joke|kidding me|joking|!)", re.I
+    r"fed up|sick of|angry|a joke|kidding me|joking|annoy\w*|frustrat\w*|upset|!)", re.I
 )
 PROVOCATION_RE = re.compile(
     r"\b(ignore your|forget your|your rules|the rules|override|skip the usual|instructions)\b", re.I
@@ -76,6 +87,10 @@ FINE_RE = re.compile(r"\b(is|are|was|were|looks?|seems?) (fine|ok|okay|intact|pe
 OFF_TOPIC_RE = re.compile(r"\b(weather|football|movie|recipe)\b", re.I)
 
 NEGATED_CANCEL = re.compile(r"\b(don'?t|do not|no need to|not|never) (cancel|call off)\b", re.I)
+# "nothing's broken", "it isn't damaged": damage denied is no complaint of damage
+NEGATED_DAMAGE = re.compile(
+    r"\b(?:nothing(?:'s| is| was| got)?|not|none of it(?:'s| is| was)?|isn'?t|wasn'?t|aren'?t|weren'?t|never)"
+    r" (?:at all |even |been )?(?:broken|damaged|cracked|smashed|scratched|dented)\b", re.I)
 
 INTENTS: list[tuple[str, re.Pattern]] = [
     # "court" as a place to take someone, not a street ("12 Elm Court")
@@ -147,7 +162,7 @@ def days_named(text: str, year: int) -> set[str]:
 
 def detect_intent(text: str) -> str | None:
     """The name of the first intent in ``INTENTS`` the text matches, or None."""
-    t = NEGATED_CANCEL.sub(" ", text)
+    t = NEGATED_DAMAGE.sub(" ", NEGATED_CANCEL.sub(" ", text))
     for name, rx in INTENTS:
         if rx.search(t):
             return name
