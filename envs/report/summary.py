@@ -247,6 +247,9 @@ def _profile_from_cells(cells: dict[tuple[str, str], Counter], domain: Any = Non
         for sit in domain.situations.values():
             for rid in sit.rules:
                 coverage.setdefault(rid, {}).setdefault(sit.id, 0)
+        # A rule no turn reached still gets its row (0/0): left out, a reader would take it as absent, not unmeasured.
+        for rid in domain.rules:
+            rules.setdefault(rid, RuleSummary())
     gaps = sorted(f"{r} x {s}" for r, cells_ in coverage.items() for s, n in cells_.items() if n == 0)
     for entry in rules.values():
         n = entry.followed + entry.violated
