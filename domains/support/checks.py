@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from domains.support import account_checks  # noqa: F401  (registers its checks)
-from domains.support.choices import item_chosen_for_them, named_by, remedy_chosen_for_them
+from domains.support.choices import item_chosen_for_them, named_by, remedy_chosen_for_them, units_chosen_for_them
 from envs.records import AgentEvent, ToolEvent, UserEvent
 from graders.rules.registry import check
 from graders.rules.replies import (
@@ -245,7 +245,7 @@ def _address_filled_in(reply: str, events, idx: int, line_pattern: str | None) -
 # the params of what the customer chooses (``domains.support.choices``), handed on as they are
 _CHOICE_PARAMS = ("commit_patterns", "item_tools", "generic_item_patterns", "all_items_patterns", "which_item_patterns",
                   "item_problem_patterns", "remedies", "remedy_by_tool", "delegated_patterns", "other_refund_patterns",
-                  "only_one_patterns")
+                  "only_one_patterns", "some_units_patterns", "count_patterns")
 
 
 @check("ask_do_not_guess")
@@ -307,7 +307,8 @@ def ask_do_not_guess(events, idx, params):
         return "VIOLATED", filled
     # what the customer chooses: which of an order's items, refund or replacement
     mine = {k: params.get(k) for k in _CHOICE_PARAMS}
-    settled = item_chosen_for_them(events, idx, mine) or remedy_chosen_for_them(events, idx, mine)
+    settled = (item_chosen_for_them(events, idx, mine) or remedy_chosen_for_them(events, idx, mine)
+               or units_chosen_for_them(events, idx, mine))
     if settled:
         return "VIOLATED", settled
     ask = search(questions, list(params.get("ask_patterns") or [r"\?"]), params.get("ignore_patterns"))

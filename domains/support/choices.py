@@ -132,3 +132,40 @@ def remedy_chosen_for_them(events, idx: int, params: dict) -> str | None:
         return f"chose {what} for the customer, who had not said which they wanted" + (
             f" (they asked for {', '.join(sorted(chosen))})" if chosen else "")
     return None
+
+
+def units_chosen_for_them(events, idx: int, params: dict) -> str | None:
+    """The reply settles how many units of a line were hit when the customer said only "some of"
+    them (``some_units_patterns``: "some of the glasses", "a few of them", "not all") and gave no
+    count since (``count_patterns``), the line the customer means having several units: by a tool
+    of ``item_tools`` on that line for all its units (no smaller ``quantity``), or a sentence that
+    commits to all of them ("all 4", "the 4 glasses", "the whole line") without asking how many."""
+    said = user_text_before(events, idx)
+    if not search(said, list(params.get("some_units_patterns") or [])):
+        return None
+    if search(said, list(params.get("count_patterns") or [])):
+        return None  # the customer gave the count, then or since
+    lines = [(oid, i) for oid, items in _open_items(events, idx).items() for i in items
+             if isinstance(i.get("quantity"), int) and i["quantity"] >= 2]
+    meant = [(oid, i) for oid, i in lines if named_by(str(i.get("name") or ""), said)] or (lines if len(lines) == 1 else [])
+    if not meant:
+        return None
+    for e in step_tools(events, idx):
+        if e.call.name not in set(params.get("item_tools") or []):
+            continue
+        args = e.call.arguments_dict() or {}
+        ids = {str(x) for x in args.get("item_ids") or []}
+        for oid, i in meant:
+            q = args.get("quantity")
+            if str(i.get("item_id")) in ids and (q is None or q == i["quantity"]):
+                return f"{e.call.name} on all {i['quantity']} units of the {i.get('name')}, when the customer said only some"
+    reply = reply_text(events, idx)
+    for s in _acts(reply, params):
+        for oid, i in meant:
+            n = i["quantity"]
+            if re.search(rf"\b(all|every|each of the|the (whole|entire|full)|the)\s+({n}|{_NUMBER_WORDS.get(n, '-')})\b|\ball of (them|the)\b|\bthe (whole|entire|full) (line|set)\b", s, re.I):
+                return f"settled on all {n} units of the {i.get('name')} ({s[:60]!r}) when the customer said only some, without asking how many"
+    return None
+
+
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 12: "twelve"}
