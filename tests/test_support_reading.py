@@ -147,6 +147,9 @@ def test_tools_list_shows_the_allowed_values_of_an_enumerated_argument():
     (line,) = describe_tools([tool.schema()])
     assert "reason: damaged|missing_item|not_delivered|lost_package|wrong_item" in line
     assert "lost_package (lost in transit)" in tool.schema()["function"]["parameters"]["properties"]["reason"]["description"]
+    # an optional argument shows its type, not "any" (two blind players could not tell what quantity takes)
+    (line,) = describe_tools([get_domain("support").agent_tools["refund_items"].schema()])
+    assert "quantity?: integer" in line and ": any" not in line
 
 
 def test_no_in_an_idiom_of_consent_is_not_a_refusal():

@@ -35,6 +35,10 @@ anything else is your message to the user."""
 def _type_words(spec: dict) -> str:
     """An argument's type as a person reads it: the allowed values when the schema enumerates them
     ("reason: damaged|missing_item|lost_package"), else the JSON type."""
+    # an optional argument's schema is anyOf [its type, null]: the person wants its type
+    options = [o for o in spec.get("anyOf") or spec.get("oneOf") or [] if o.get("type") != "null"]
+    if len(options) == 1 and "type" not in spec:
+        return _type_words({**options[0], **{k: v for k, v in spec.items() if k not in ("anyOf", "oneOf")}})
     values = spec.get("enum") or (spec.get("items") or {}).get("enum")
     if values:
         words = "|".join(str(v) for v in values)
