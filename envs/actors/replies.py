@@ -167,6 +167,11 @@ class Replies:
             return None
         return next((v.topics for v in asked if all(dims.get(k) == x for k, x in v.when.items())), [])
 
+    def volunteered_beside(self, dims: dict[str, str]) -> list[str]:
+        """The topics this persona offers unasked (its ``volunteer`` entries' topics): asked for one
+        of them, it may add another; [] for a persona that gives only what is asked."""
+        return [t for v in self.spec.volunteer if v.when and all(dims.get(k) == x for k, x in v.when.items()) for t in v.topics]
+
     def is_cold(self, dims: dict[str, str]) -> bool:
         return any(all(dims.get(k) == v for k, v in w.items()) for w in self.spec.cold_when)
 

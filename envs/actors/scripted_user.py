@@ -59,6 +59,11 @@ CONFIRM = re.compile(
 )
 REFUSAL = re.compile(r"\b(can(?:no|')t|unable to|not able to|won't be able|not eligible|isn't eligible)\b", re.I)
 
+# a question that asks for more ("a second matter?", "the rest?"): with a request still to raise, it is raised
+_FURTHER_CUE = re.compile(r"\b(?:else|more|other|another|next|further|remaining|second|third|fourth|last|additional|new)\b(?:\s+\w+){0,2}?\s+"
+                          r"(?:things?|matters?|requests?|issues?|problems?|questions?|quer(?:y|ies)|points?|concerns?|business|topics?|"
+                          r"bits?|items? on your list)\b|\b(?:else|more|next|left)\s*\?", re.I)
+
 IDLE_LIMIT = 2  # turns without progress before the user leaves
 LONG_WAIT = 4  # agent messages with nothing done for the user: a wait a mood reacts to
 REFUSALS_ACCEPTED_AFTER = 2
@@ -218,6 +223,7 @@ class ScriptedUser:
                 gave_preference |= bool(hf.topic and rec.spec.topics.get(hf.topic) and rec.spec.topics[hf.topic].group)
             elif hf.id in self.revealed and hf.id not in self.restated and hf.topic in r.topics and not r.confirm:
                 again.append(hf)
+        parts.extend(self._own_values(turn, sc, rec, r, replies, dims, parts))
         if len(parts) >= 2 and dims.get("verbosity") != "terse":
             parts[:2] = self._joined(parts[0], parts[1])
         # asked again for what it said: said once more, then it is no news; not when the message
@@ -230,6 +236,20 @@ class ScriptedUser:
         # "Could you verify your identity?": no detail named; a forthcoming persona offers what it
         # holds for such a request, another asks what is needed
         general = replies.volunteered(msg, dims) if r.question and not parts and not again else None
+        if general and r.mentioned & set(general):
+            # a general request that names a detail ("verify who you are, your postcode will do") gets that one
+            general = [t for t in general if t in r.mentioned]
+        if general is None and len(parts) == 1 and not again:
+            # asked for one detail, a forthcoming persona sometimes adds the next it holds for such a
+            # request ("It's x@example.com, and the zip is 40503."), in some episodes, never all of them
+            more = replies.volunteered_beside(dims)
+            asked_now = [hf for hf in sc.hidden_facts if hf.id in self.revealed and hf.topic in more and hf.topic in r.topics]
+            if asked_now and self._key("adds_one") % 3 == 0 and not self.uses.get("added_one"):
+                nxt = next((hf for hf in sc.hidden_facts if hf.id not in self.revealed and hf.topic in more), None)
+                if nxt is not None:
+                    self.uses["added_one"] = 1
+                    self.revealed.add(nxt.id)
+                    parts.append(self._tell(nxt, replies, dims))
         if general:
             for hf in sc.hidden_facts:
                 if hf.id not in self.revealed and hf.topic in general:
@@ -258,6 +278,13 @@ class ScriptedUser:
 
         # "could you please confirm your identity?" asks for details, it proposes nothing to say yes to
         self.agreed |= bool(r.confirm and gave_preference)  # "Yes please, to my card." agrees too
+        # "Shall we move on to your other query?": a proposal to hear the next request, answered with it
+        moving_on = (r.confirm and not parts and self._more_left(sc) and (r.further or bool(_FURTHER_CUE.search(msg)))
+                     and not (r.proposed | r.topics) & rec._action_topics)
+        if moving_on:
+            self.pending, self.idle_turns = False, 0
+            self.raised += 1
+            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=True)
         if r.confirm and not gave_preference and not told_on_proposal and general is None:
             if sc.accepts:
                 self.agreed = True
@@ -281,9 +308,12 @@ class ScriptedUser:
         elif r.refusal and not parts and r.choice:
             # a refusal that offers other remedies: not "is there really nothing you can do?"
             parts.append(self._variant(replies, "no_preference", dims))
-        elif r.question and not parts and self._more_left(sc) and r.topics & self._next_request_topics(sc, rec):
-            # asked about what it has yet to raise ("is there an item you'd like refunded?"): a person
-            # with that request in mind brings it up rather than saying "I don't know"
+        elif r.question and not parts and self._more_left(sc) and (
+                r.topics & self._next_request_topics(sc, rec)
+                or _FURTHER_CUE.search(msg) and not r.topics & {h.topic for h in sc.hidden_facts if h.id not in self.revealed}):
+            # asked about what it has yet to raise ("is there an item you'd like refunded?"), or a
+            # question for more in words no act names ("Was there a second matter?"): a person with
+            # that request in mind brings it up rather than saying "I don't know"
             self.pending, self.idle_turns = False, 0
             self.raised += 1
             return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=True)
@@ -350,6 +380,35 @@ class ScriptedUser:
                      done=self._done_now, refused=self._refused_now, react=self._react, pause=self._pause,
                      persona=self._dims, deciding=self._deciding,
                      key=self._key(turn.situation.id if turn.situation else ""))
+
+    def _own_values(self, turn: UserTurn, sc: Any, rec: Recogniser, r: Reading, replies: Replies, dims: dict[str, str],
+                    parts: list[str]) -> list[str]:
+        """Asked for a topic no hidden fact holds but whose value (the topic's ``entity``) it said in
+        its own request ("Which order is it?" when the request named O-12345): it tells that value,
+        as a person points to what it wrote, rather than "I don't know"; asked again, once more."""
+        out = []
+        for name in sorted(r.topics):
+            spec = rec.spec.topics.get(name)
+            if spec is None or not spec.entity or any(h.topic == name for h in sc.hidden_facts):
+                continue
+            current = sc.more_requests[self.raised - 1] if self.raised else sc.request
+            values = list(dict.fromkeys(re.findall(rec.spec.entities[spec.entity], current)))
+            if not values:  # not in the request in hand: the last one it said
+                last = rec.entity(spec.entity, [e.content for e in turn.events if getattr(e, "kind", "") == "user"])
+                values = [last] if last else []
+            key = f"own:{name}:{'+'.join(values)}"
+            if not values or key in self.restated:
+                continue
+            label = name.replace("_", " ")
+            options = replies.fact_variants(f"{name}_own", f"My {label} is {' and '.join(values)}.", dims)
+            k = self._key(f"fact:{key}")
+            told = realise(options[k % len(options)], k)
+            if key in self.revealed:
+                self.restated.add(key)
+                told = f"{self._variant(replies, 'already_said', dims)} {_lower_first(_bare(told))}"
+            self.revealed.add(key)
+            out.append(told)
+        return out
 
     def _reports_joined(self, reports: list[str]) -> list[str]:
         """What it found on two checks, told as one account: the second goes on from the first
