@@ -154,7 +154,7 @@ class ScriptedUser:
             en = enact(lines, self._point(turn, lines, cold, opening=True, answering=False), turn.rng)
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
-            body = " ".join([sc.request, *facts])
+            body = " ".join([self._request(sc, 0, replies, own), *facts])
             # one aside a message: none beside the situation's own (small talk), none in an angry voice
             aside = "" if en.aside else realise(say.pick(say.opening_aside, dims, key=self._key("opening_aside")), self._key("opening_aside"))
             if aside:
@@ -284,7 +284,7 @@ class ScriptedUser:
         if moving_on:
             self.pending, self.idle_turns = False, 0
             self.raised += 1
-            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=True)
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=True)
         if r.confirm and not gave_preference and not told_on_proposal and general is None:
             if sc.accepts:
                 self.agreed = True
@@ -304,7 +304,7 @@ class ScriptedUser:
             # a person with more to ask raises the next rather than saying "okay" and leaving
             self.pending, self.idle_turns = False, 0
             self.raised += 1
-            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=False)
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=False)
         elif r.refusal and not parts and r.choice:
             # a refusal that offers other remedies: not "is there really nothing you can do?"
             parts.append(self._variant(replies, "no_preference", dims))
@@ -316,7 +316,7 @@ class ScriptedUser:
             # that request in mind brings it up rather than saying "I don't know"
             self.pending, self.idle_turns = False, 0
             self.raised += 1
-            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=True)
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=True)
         elif r.refusal and not parts:
             self.refusals += 1
             if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
@@ -335,7 +335,7 @@ class ScriptedUser:
 
         elif r.what_wanted and not parts:
             # asked what it wants: the request in hand again, in other words each time
-            current = sc.more_requests[self.raised - 1] if self.raised else sc.request
+            current = self._request(sc, self.raised, replies, own)
             self._react = True  # it said this already: something to react to
             parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(current)}")
             return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
@@ -420,6 +420,13 @@ class ScriptedUser:
         rest = [joint + x if joint and x.startswith("I ") else x for x in reports[1:]]
         return [reports[0], *rest]
 
+    def _request(self, sc: Any, i: int, replies: Replies, dims: dict[str, str]) -> str:
+        """The scenario's request ``i`` (0: the opening's, then its ``more_requests``) in this
+        episode's words (``replies.rephrase``: the ids, items and amounts as written); the same
+        each time it is said in one episode."""
+        text = sc.request if i == 0 else sc.more_requests[i - 1]
+        return replies.rephrase(text, dims, self._key(f"request:{i}"))
+
     def _next_request_topics(self, sc: Any, rec: Recogniser) -> set[str]:
         """The topics the next request not yet raised names (what a question about it would ask)."""
         return rec.read(sc.more_requests[self.raised]).mentioned
@@ -451,6 +458,8 @@ class ScriptedUser:
         (told again, another: "As I said, zip's 40503.")."""
         options = replies.fact_variants(hf.topic, hf.fact, dims)
         key = self._key(f"fact:{hf.id}{time}")
+        if options == [hf.fact]:  # told as the task writes it: in this episode's words
+            return replies.rephrase(hf.fact, dims, key)
         return realise(options[key % len(options)], key)
 
     def _joined(self, first: str, second: str) -> list[str]:
@@ -551,6 +560,8 @@ class ScriptedUser:
     @staticmethod
     def _compose(say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str, opening: bool = False) -> str:
         greet = say.pick(say.greeting, dims, key=zlib.crc32(body.encode())) if opening else ""
+        if greet and body.split(" ", 1)[0].strip(",.!").lower() == greet.strip(",.!").lower():
+            greet = ""  # "Right. Right, I want ..." says its opener twice
         if greet and _GREETS.match(prefix):
             greet = ""  # the situation's own hello ("Hello there."): not "Unbelievable. Hello there."
         if prefix and _OPENER.match(body + " ") and _OPENER.fullmatch(prefix.rstrip(".!") + " "):
