@@ -613,3 +613,39 @@ def test_asked_for_the_order_it_named_it_says_it(support, question):
     say(u, support, t, P(verbosity="normal"), None)
     r = say(u, support, t, P(verbosity="normal"), question).content
     assert "O-89011" in r, r
+
+
+def test_a_request_is_put_in_each_episodes_words_keeping_what_it_asks(support):
+    """A family's request line said the same way in every repeat of a task, and in three tasks of the
+    family, is a template: each episode puts it its own way, with the order id and what is asked kept."""
+    import re as _re
+
+    tasks = [t for t in support.tasks.values() if any("too late to cancel" in m for m in t.scenario.more_requests or [])]
+    assert len(tasks) >= 3
+    for t in tasks[:4]:
+        i = next(k for k, m in enumerate(t.scenario.more_requests) if "too late to cancel" in m)
+        oid = _re.search(r"O-\d{5}", t.scenario.more_requests[i]).group(0)
+        said = set()
+        for seed in range(12):
+            u = ScriptedUser()
+            u.raised = i + 1
+            u._task, u._seed = t.id, seed
+            text = u._request(t.scenario, i + 1, support.replies, {"temperament": "calm", "verbosity": "normal"})
+            assert oid in text and "cancel" in text.lower(), text
+            said.add(text)
+        assert len(said) >= 4, said
+
+
+@pytest.mark.parametrize("dims", [{"temperament": "hostile"}, {"verbosity": "terse"}, {"age_group": "senior"},
+                                  {"verbosity": "chatty"}, {}])
+def test_request_wordings_keep_every_id_amount_and_store_credit(support, dims):
+    """Every rewording, for every persona, keeps the ids, amounts and "store credit" of what it rewords."""
+    import re as _re
+
+    facts = _re.compile(r"O-\d{5}|\$[\d,]+\.\d\d|store credit|\b\d{5}\b", _re.I)
+    for t in support.tasks.values():
+        sc = t.scenario
+        for text in [sc.request, *(sc.more_requests or []), *(h.fact for h in sc.hidden_facts)]:
+            for seed in range(3):
+                out = support.replies.rephrase(text, {"temperament": "calm", **dims}, seed)
+                assert sorted(x.lower() for x in facts.findall(out)) == sorted(x.lower() for x in facts.findall(text)), (text, out)
