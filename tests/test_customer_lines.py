@@ -649,3 +649,6 @@ def test_request_wordings_keep_every_id_amount_and_store_credit(support, dims):
             for seed in range(3):
                 out = support.replies.rephrase(text, {"temperament": "calm", **dims}, seed)
                 assert sorted(x.lower() for x in facts.findall(out)) == sorted(x.lower() for x in facts.findall(text)), (text, out)
+                # a yes stays a yes (a remedy chosen in answer to a proposal is the customer's consent)
+                yes = _re.compile(r"^(?:yes|yeah|yep|okay, yes)\b", _re.I)
+                assert bool(yes.match(out)) == bool(yes.match(text)), (text, out)
