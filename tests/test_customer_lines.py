@@ -478,3 +478,177 @@ def test_checks_are_told_as_a_person_tells_them_in_the_order_asked(support):
         assert said.index("Rosa") > max(said.lower().find(w) for w in ("door", "doorstep", "outside")), said
         assert not found_parcel(support.replies.report("check_doorstep", calls["check_doorstep"], {}, seed))
         assert not found_parcel(support.replies.report("ask_neighbour", "None of the neighbours has seen it.", {}, seed))
+
+
+# --- fairness: a request still to raise, a count of units, what was asked and no more --------------------
+
+THREE = "hard_three_requests_01"  # opens with the first of three requests; two more to raise
+
+
+@pytest.mark.parametrize("question", [
+    # a question for a further request, in words a person at a help desk might use
+    "What else?", "Is there something more?", "Anything further?", "Right, what's left on your list?",
+    "Was there a second matter?", "Is that it, or is there more?", "Go on, what's the other one?",
+    "ok whats next", "Shall we move on to your other query?", "Do you have another issue for me?",
+])
+def test_any_question_for_more_raises_the_next_open_request(support, question):
+    """Asked for its next request in any words, a customer with one still open raises it (never
+    "I don't know, I'm afraid."); each question raises the next, in order."""
+    t = support.tasks[THREE]
+    u = ScriptedUser()
+    p = P(verbosity="normal")
+    say(u, support, t, p, None)
+    first = say(u, support, t, p, f"That order is cancelled now. {question}").content
+    assert t.scenario.more_requests[0] in first, first
+    second = say(u, support, t, p, f"Refund issued. {question}").content
+    assert t.scenario.more_requests[1] in second, second
+
+
+@pytest.mark.parametrize("question", ["What else was in the box?", "Was anything else damaged?",
+                                      "Did something else go wrong with the delivery?"])
+def test_a_question_about_the_order_with_else_in_it_raises_nothing(support, question):
+    """"What else was in the box?" asks about the order, not for a further request."""
+    t = support.tasks[THREE]
+    u = ScriptedUser()
+    say(u, support, t, P(verbosity="normal"), None)
+    r = say(u, support, t, P(verbosity="normal"), question).content
+    assert not any(x in r for x in t.scenario.more_requests), r
+
+
+def test_with_no_request_left_a_question_for_more_gets_nothing_else(support):
+    """Once every request is raised and the goal is met, "what else?" gets a goodbye."""
+    t = support.tasks[THREE]
+    u = ScriptedUser()
+    p = P(verbosity="normal")
+    say(u, support, t, p, None)
+    say(u, support, t, p, "Cancelled. What else?")
+    say(u, support, t, p, "Refunded. Anything more?")
+    r = say(u, support, t, p, "The address is changed. Is there something more?", goal_met=True)
+    assert r.stop and not any(x in r.content for x in t.scenario.more_requests), r.content
+
+
+@pytest.mark.parametrize("task,count", [("hard_refund_quote_02", "three"), ("hard_partial_units_01", "two")])
+@pytest.mark.parametrize("question", [
+    "Were all of them damaged, or just some?", "Is it every unit or only a couple?", "Were they all broken?",
+    "Did every one of them break, or only part of the set?", "Was it just some of them?", "How many units are affected?",
+    "Roughly what quantity arrived damaged?", "Were both items damaged or just one?", "How many of those came broken?",
+])
+def test_a_units_question_in_other_words_gets_the_count(support, task, count, question):
+    """A line of several units: asked how many of them are damaged, in any words, the customer says
+    its count (the scenario's), not "No idea, sorry."."""
+    t = support.tasks[task]
+    u = ScriptedUser()
+    say(u, support, t, P(verbosity="normal"), None)
+    r = say(u, support, t, P(verbosity="normal"), question).content
+    assert count in r.lower(), r
+
+
+@pytest.mark.parametrize("message", ["Did the whole order not arrive, or just one item?", "Is it all of your orders or just one?",
+                                     "Was everything missing or only part of it?"])
+def test_the_whole_order_or_part_of_it_is_not_a_count_of_units(support, message):
+    assert "units" not in support.topics.read(message).topics, message
+
+
+IDS = {"email", "zip", "name"}
+
+
+def _identity_told(t, text):
+    from envs.actors.replies import fact_value
+    vals = {h.topic: fact_value(h.fact) for h in t.scenario.hidden_facts if h.topic in IDS}
+    return {k for k, v in vals.items() if v and v.lower() in text.lower()}
+
+
+@pytest.mark.parametrize("message,topic", [
+    ("Could you verify who you are? Your postcode will do.", "zip"),
+    ("To confirm it's you, the email you signed up with is enough.", "email"),
+    ("Just the zip would do for the security check.", "zip"),
+    ("For verification, your full name will do.", "name"),
+])
+@pytest.mark.parametrize("verbosity", ["terse", "normal", "chatty"])
+def test_a_detail_named_as_enough_is_given_alone(support, message, topic, verbosity):
+    """"Your postcode will do." asks for the postcode: the customer gives that one (not every identity
+    fact it holds, and not its next request)."""
+    t = support.tasks["hard_partial_units_01"]
+    u = ScriptedUser()
+    say(u, support, t, P(verbosity=verbosity), None)
+    r = say(u, support, t, P(verbosity=verbosity), message).content
+    assert _identity_told(t, r) == {topic}, r
+    assert not any(x in r for x in t.scenario.more_requests), r
+
+
+@pytest.mark.parametrize("verbosity", ["terse", "normal", "chatty"])
+def test_asked_for_one_detail_it_never_gives_every_one(support, verbosity):
+    """Asked for one identity detail, a customer gives it; a forthcoming one adds at most one more, in
+    some episodes only; no customer gives all three."""
+    t = support.tasks["hard_partial_units_01"]
+    added = 0
+    for seed in range(24):
+        for ask, topic in (("Which e-mail is the account under?", "email"), ("What's your postcode, please?", "zip"),
+                           ("And whose name is the account in?", "name")):
+            u = ScriptedUser()
+            p = P(verbosity=verbosity)
+            turn0 = say_seeded(u, support, t, p, None, seed)
+            told = _identity_told(t, say_seeded(u, support, t, p, ask, seed).content)
+            assert topic in told and len(told) <= 2, (seed, ask, told)
+            added += len(told) == 2
+    if verbosity == "chatty":
+        assert 0 < added < 24 * 3  # sometimes one more, not always
+    else:
+        assert added == 0
+
+
+def say_seeded(u, d, task, persona, msg, seed):
+    turn = UserTurn(task=task, persona=persona, situation=None, situation_id=None, agent_message=msg, events=[], turn=1,
+                    rng=random.Random(seed), call_tool=lambda n, a: "", words=d.words, topics=d.topics, replies=d.replies,
+                    goal_changes=True, seed=seed)
+    return asyncio.run(u.reply(turn))
+
+
+@pytest.mark.parametrize("question", ["Which order is this about?", "Can you give me the order number?",
+                                      "What's the order ID, please?"])
+def test_asked_for_the_order_it_named_it_says_it(support, question):
+    """A customer whose request named its order is asked which order: it says it (not "No idea")."""
+    t = support.tasks["hard_partial_units_01"]
+    u = ScriptedUser()
+    say(u, support, t, P(verbosity="normal"), None)
+    r = say(u, support, t, P(verbosity="normal"), question).content
+    assert "O-89011" in r, r
+
+
+def test_a_request_is_put_in_each_episodes_words_keeping_what_it_asks(support):
+    """A family's request line said the same way in every repeat of a task, and in three tasks of the
+    family, is a template: each episode puts it its own way, with the order id and what is asked kept."""
+    import re as _re
+
+    tasks = [t for t in support.tasks.values() if any("too late to cancel" in m for m in t.scenario.more_requests or [])]
+    assert len(tasks) >= 3
+    for t in tasks[:4]:
+        i = next(k for k, m in enumerate(t.scenario.more_requests) if "too late to cancel" in m)
+        oid = _re.search(r"O-\d{5}", t.scenario.more_requests[i]).group(0)
+        said = set()
+        for seed in range(12):
+            u = ScriptedUser()
+            u.raised = i + 1
+            u._task, u._seed = t.id, seed
+            text = u._request(t.scenario, i + 1, support.replies, {"temperament": "calm", "verbosity": "normal"})
+            assert oid in text and "cancel" in text.lower(), text
+            said.add(text)
+        assert len(said) >= 4, said
+
+
+@pytest.mark.parametrize("dims", [{"temperament": "hostile"}, {"verbosity": "terse"}, {"age_group": "senior"},
+                                  {"verbosity": "chatty"}, {}])
+def test_request_wordings_keep_every_id_amount_and_store_credit(support, dims):
+    """Every rewording, for every persona, keeps the ids, amounts and "store credit" of what it rewords."""
+    import re as _re
+
+    facts = _re.compile(r"O-\d{5}|\$[\d,]+\.\d\d|store credit|\b\d{5}\b", _re.I)
+    for t in support.tasks.values():
+        sc = t.scenario
+        for text in [sc.request, *(sc.more_requests or []), *(h.fact for h in sc.hidden_facts)]:
+            for seed in range(3):
+                out = support.replies.rephrase(text, {"temperament": "calm", **dims}, seed)
+                assert sorted(x.lower() for x in facts.findall(out)) == sorted(x.lower() for x in facts.findall(text)), (text, out)
+                # a yes stays a yes (a remedy chosen in answer to a proposal is the customer's consent)
+                yes = _re.compile(r"^(?:yes|yeah|yep|okay, yes)\b", _re.I)
+                assert bool(yes.match(out)) == bool(yes.match(text)), (text, out)

@@ -82,6 +82,28 @@ class Report(Spec):
         return v
 
 
+class Rephrase(Spec):
+    """Another way a person says a stretch of its own request or fact: ``match`` (a regular
+    expression, case-insensitive, with named groups for what must stay: ids, items, amounts,
+    addresses), ``say`` its other wordings (``{group}`` the group's text, ``{a|b}`` alternations),
+    ``when`` the persona it fits (none: everyone); the words as written stay one of the choices
+    unless ``keep`` is false. It changes how a request is put, never what is asked."""
+
+    match: str
+    say: list[str] = Field(min_length=1)
+    when: dict[str, str] = Field(default_factory=dict)
+    keep: bool = True
+
+    @field_validator("match")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        try:
+            re.compile(v)
+        except re.error as e:
+            raise ValueError(f"pattern {v!r} does not compile ({e})") from None
+        return v
+
+
 class RepliesFile(Spec):
     replies: dict[str, list[ReplyLines]] = Field(default_factory=dict)
     cold_when: list[dict[str, str]] = Field(default_factory=list)
@@ -90,6 +112,9 @@ class RepliesFile(Spec):
     """Per topic, ways of telling a fact of the form "My email is X." ({value} is X), so the
     user answers as people do ("It's X.", "X") rather than reading the task's sentence out."""
     reports: dict[str, list[Report]] = Field(default_factory=dict)
+    rephrase: list[Rephrase] = Field(default_factory=list)
+    """Other wordings of stretches of the user's own requests and facts, drawn per episode, so that
+    the same task's repeats, and a family's tasks, do not put a request in the same words."""
     """Per user tool, what it finds told in a person's words ("Nothing at the door, and the
     mailbox is empty.") rather than read out as the tool's sentence after "I checked:"."""
 
@@ -166,6 +191,42 @@ class Replies:
         if not asked:
             return None
         return next((v.topics for v in asked if all(dims.get(k) == x for k, x in v.when.items())), [])
+
+    def rephrase(self, text: str, dims: dict[str, str], key: int) -> str:
+        """``text`` (a request or a fact as the task writes it) in this episode's words: each
+        ``rephrase`` entry fitting the persona rewords its first match, the way ``key`` says (for
+        the first entry of a persona's that matches a stretch; a later one sees the new words)."""
+        done: list[tuple[int, int]] = []  # stretches already reworded: not reworded again
+        for i, rp in enumerate(self.spec.rephrase):
+            if not all(dims.get(k) == v for k, v in rp.when.items()):
+                continue
+            m = re.search(rp.match, text, re.I)
+            if m is None or any(a < m.end() and m.start() < b for a, b in done):
+                continue
+            h = stable_hash(f"{key}:{i}:{rp.match}")
+            n = len(rp.say) + int(rp.keep)
+            if h % n == len(rp.say):
+                done.append((m.start(), m.start() + len(m.group(0))))
+                continue
+            new = realise(rp.say[h % n], h)
+            for name, value in m.groupdict().items():
+                new = new.replace("{" + name + "}", value or "")
+            new = re.sub(r"  +", " ", new).strip()
+            start_of_sentence = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[:m.start()]))
+            if new and start_of_sentence:
+                new = new[:1].upper() + new[1:]
+            elif new and m.group(0)[:1].islower() and not re.match(r"I\b|I'", new):
+                new = new[:1].lower() + new[1:]
+            text = text[:m.start()] + new + text[m.end():]
+            shift = len(new) - len(m.group(0))
+            done = [(a + shift if a >= m.end() else a, b + shift if b >= m.end() else b) for a, b in done]
+            done.append((m.start(), m.start() + len(new)))
+        return text
+
+    def volunteered_beside(self, dims: dict[str, str]) -> list[str]:
+        """The topics this persona offers unasked (its ``volunteer`` entries' topics): asked for one
+        of them, it may add another; [] for a persona that gives only what is asked."""
+        return [t for v in self.spec.volunteer if v.when and all(dims.get(k) == x for k, x in v.when.items()) for t in v.topics]
 
     def is_cold(self, dims: dict[str, str]) -> bool:
         return any(all(dims.get(k) == v for k, v in w.items()) for w in self.spec.cold_when)

@@ -59,6 +59,11 @@ CONFIRM = re.compile(
 )
 REFUSAL = re.compile(r"\b(can(?:no|')t|unable to|not able to|won't be able|not eligible|isn't eligible)\b", re.I)
 
+# a question that asks for more ("a second matter?", "the rest?"): with a request still to raise, it is raised
+_FURTHER_CUE = re.compile(r"\b(?:else|more|other|another|next|further|remaining|second|third|fourth|last|additional|new)\b(?:\s+\w+){0,2}?\s+"
+                          r"(?:things?|matters?|requests?|issues?|problems?|questions?|quer(?:y|ies)|points?|concerns?|business|topics?|"
+                          r"bits?|items? on your list)\b|\b(?:else|more|next|left)\s*\?", re.I)
+
 IDLE_LIMIT = 2  # turns without progress before the user leaves
 LONG_WAIT = 4  # agent messages with nothing done for the user: a wait a mood reacts to
 REFUSALS_ACCEPTED_AFTER = 2
@@ -149,7 +154,7 @@ class ScriptedUser:
             en = enact(lines, self._point(turn, lines, cold, opening=True, answering=False), turn.rng)
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
-            body = " ".join([sc.request, *facts])
+            body = " ".join([self._request(sc, 0, replies, own), *facts])
             # one aside a message: none beside the situation's own (small talk), none in an angry voice
             aside = "" if en.aside else realise(say.pick(say.opening_aside, dims, key=self._key("opening_aside")), self._key("opening_aside"))
             if aside:
@@ -218,6 +223,7 @@ class ScriptedUser:
                 gave_preference |= bool(hf.topic and rec.spec.topics.get(hf.topic) and rec.spec.topics[hf.topic].group)
             elif hf.id in self.revealed and hf.id not in self.restated and hf.topic in r.topics and not r.confirm:
                 again.append(hf)
+        parts.extend(self._own_values(turn, sc, rec, r, replies, dims, parts))
         if len(parts) >= 2 and dims.get("verbosity") != "terse":
             parts[:2] = self._joined(parts[0], parts[1])
         # asked again for what it said: said once more, then it is no news; not when the message
@@ -230,6 +236,20 @@ class ScriptedUser:
         # "Could you verify your identity?": no detail named; a forthcoming persona offers what it
         # holds for such a request, another asks what is needed
         general = replies.volunteered(msg, dims) if r.question and not parts and not again else None
+        if general and r.mentioned & set(general):
+            # a general request that names a detail ("verify who you are, your postcode will do") gets that one
+            general = [t for t in general if t in r.mentioned]
+        if general is None and len(parts) == 1 and not again:
+            # asked for one detail, a forthcoming persona sometimes adds the next it holds for such a
+            # request ("It's x@example.com, and the zip is 40503."), in some episodes, never all of them
+            more = replies.volunteered_beside(dims)
+            asked_now = [hf for hf in sc.hidden_facts if hf.id in self.revealed and hf.topic in more and hf.topic in r.topics]
+            if asked_now and self._key("adds_one") % 3 == 0 and not self.uses.get("added_one"):
+                nxt = next((hf for hf in sc.hidden_facts if hf.id not in self.revealed and hf.topic in more), None)
+                if nxt is not None:
+                    self.uses["added_one"] = 1
+                    self.revealed.add(nxt.id)
+                    parts.append(self._tell(nxt, replies, dims))
         if general:
             for hf in sc.hidden_facts:
                 if hf.id not in self.revealed and hf.topic in general:
@@ -258,6 +278,13 @@ class ScriptedUser:
 
         # "could you please confirm your identity?" asks for details, it proposes nothing to say yes to
         self.agreed |= bool(r.confirm and gave_preference)  # "Yes please, to my card." agrees too
+        # "Shall we move on to your other query?": a proposal to hear the next request, answered with it
+        moving_on = (r.confirm and not parts and self._more_left(sc) and (r.further or bool(_FURTHER_CUE.search(msg)))
+                     and not (r.proposed | r.topics) & rec._action_topics)
+        if moving_on:
+            self.pending, self.idle_turns = False, 0
+            self.raised += 1
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=True)
         if r.confirm and not gave_preference and not told_on_proposal and general is None:
             if sc.accepts:
                 self.agreed = True
@@ -277,16 +304,19 @@ class ScriptedUser:
             # a person with more to ask raises the next rather than saying "okay" and leaving
             self.pending, self.idle_turns = False, 0
             self.raised += 1
-            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=False)
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=False)
         elif r.refusal and not parts and r.choice:
             # a refusal that offers other remedies: not "is there really nothing you can do?"
             parts.append(self._variant(replies, "no_preference", dims))
-        elif r.question and not parts and self._more_left(sc) and r.topics & self._next_request_topics(sc, rec):
-            # asked about what it has yet to raise ("is there an item you'd like refunded?"): a person
-            # with that request in mind brings it up rather than saying "I don't know"
+        elif r.question and not parts and self._more_left(sc) and (
+                r.topics & self._next_request_topics(sc, rec)
+                or _FURTHER_CUE.search(msg) and not r.topics & {h.topic for h in sc.hidden_facts if h.id not in self.revealed}):
+            # asked about what it has yet to raise ("is there an item you'd like refunded?"), or a
+            # question for more in words no act names ("Was there a second matter?"): a person with
+            # that request in mind brings it up rather than saying "I don't know"
             self.pending, self.idle_turns = False, 0
             self.raised += 1
-            return self._wrapped(turn, say, dims, sc.more_requests[self.raised - 1], lines, cold, answering=True)
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=True)
         elif r.refusal and not parts:
             self.refusals += 1
             if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
@@ -305,7 +335,7 @@ class ScriptedUser:
 
         elif r.what_wanted and not parts:
             # asked what it wants: the request in hand again, in other words each time
-            current = sc.more_requests[self.raised - 1] if self.raised else sc.request
+            current = self._request(sc, self.raised, replies, own)
             self._react = True  # it said this already: something to react to
             parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(current)}")
             return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
@@ -351,6 +381,35 @@ class ScriptedUser:
                      persona=self._dims, deciding=self._deciding,
                      key=self._key(turn.situation.id if turn.situation else ""))
 
+    def _own_values(self, turn: UserTurn, sc: Any, rec: Recogniser, r: Reading, replies: Replies, dims: dict[str, str],
+                    parts: list[str]) -> list[str]:
+        """Asked for a topic no hidden fact holds but whose value (the topic's ``entity``) it said in
+        its own request ("Which order is it?" when the request named O-12345): it tells that value,
+        as a person points to what it wrote, rather than "I don't know"; asked again, once more."""
+        out = []
+        for name in sorted(r.topics):
+            spec = rec.spec.topics.get(name)
+            if spec is None or not spec.entity or any(h.topic == name for h in sc.hidden_facts):
+                continue
+            current = sc.more_requests[self.raised - 1] if self.raised else sc.request
+            values = list(dict.fromkeys(re.findall(rec.spec.entities[spec.entity], current)))
+            if not values:  # not in the request in hand: the last one it said
+                last = rec.entity(spec.entity, [e.content for e in turn.events if getattr(e, "kind", "") == "user"])
+                values = [last] if last else []
+            key = f"own:{name}:{'+'.join(values)}"
+            if not values or key in self.restated:
+                continue
+            label = name.replace("_", " ")
+            options = replies.fact_variants(f"{name}_own", f"My {label} is {' and '.join(values)}.", dims)
+            k = self._key(f"fact:{key}")
+            told = realise(options[k % len(options)], k)
+            if key in self.revealed:
+                self.restated.add(key)
+                told = f"{self._variant(replies, 'already_said', dims)} {_lower_first(_bare(told))}"
+            self.revealed.add(key)
+            out.append(told)
+        return out
+
     def _reports_joined(self, reports: list[str]) -> list[str]:
         """What it found on two checks, told as one account: the second goes on from the first
         ("Nothing at the door. I tried next door, and ..."), not two reports read out."""
@@ -360,6 +419,13 @@ class ScriptedUser:
         # only before a sentence of its own doing ("Then I tried next door"), never "Then found it!"
         rest = [joint + x if joint and x.startswith("I ") else x for x in reports[1:]]
         return [reports[0], *rest]
+
+    def _request(self, sc: Any, i: int, replies: Replies, dims: dict[str, str]) -> str:
+        """The scenario's request ``i`` (0: the opening's, then its ``more_requests``) in this
+        episode's words (``replies.rephrase``: the ids, items and amounts as written); the same
+        each time it is said in one episode."""
+        text = sc.request if i == 0 else sc.more_requests[i - 1]
+        return replies.rephrase(text, dims, self._key(f"request:{i}"))
 
     def _next_request_topics(self, sc: Any, rec: Recogniser) -> set[str]:
         """The topics the next request not yet raised names (what a question about it would ask)."""
@@ -392,6 +458,8 @@ class ScriptedUser:
         (told again, another: "As I said, zip's 40503.")."""
         options = replies.fact_variants(hf.topic, hf.fact, dims)
         key = self._key(f"fact:{hf.id}{time}")
+        if options == [hf.fact]:  # told as the task writes it: in this episode's words
+            return replies.rephrase(hf.fact, dims, key)
         return realise(options[key % len(options)], key)
 
     def _joined(self, first: str, second: str) -> list[str]:
@@ -492,6 +560,8 @@ class ScriptedUser:
     @staticmethod
     def _compose(say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str, opening: bool = False) -> str:
         greet = say.pick(say.greeting, dims, key=zlib.crc32(body.encode())) if opening else ""
+        if greet and body.split(" ", 1)[0].strip(",.!").lower() == greet.strip(",.!").lower():
+            greet = ""  # "Right. Right, I want ..." says its opener twice
         if greet and _GREETS.match(prefix):
             greet = ""  # the situation's own hello ("Hello there."): not "Unbelievable. Hello there."
         if prefix and _OPENER.match(body + " ") and _OPENER.fullmatch(prefix.rstrip(".!") + " "):

@@ -42,6 +42,10 @@ from envs.spec.schema import Spec
 
 TOPICS_FILE = "topics.yaml"
 
+# what keeps "what else ...?" a question about the order, not for a further request ("what else was in the box?")
+_NOT_A_FACT = (r"(?!.*\b(?:order(?:ed)?|buy|bought|arrive[ds]?|came|come in|broke|broken|damaged|missing|box|parcel|package|receive[ds]?|"
+               r"inside|charged|paid|happened|wrong with|in it)\b)")
+
 # Generic English acts; a domain adds its own patterns under ``acts``.
 DEFAULT_ACTS: dict[str, list[str]] = {
     # a sentence that asks for something without a question mark
@@ -63,6 +67,9 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\b(?:last|next|final|one more|verification|security) (?:step|thing|detail|question|check)\b\s*:", r"\bworth (?:asking|checking|a look|trying|a knock)\b",
         r"\b(?:would|will|can) (?:do the job|do nicely|do fine|do instead|do too|do as well|work instead|work too|help|"
         r"be (?:great|helpful|perfect|ideal|handy|fine|enough))\b", r"\bworks? (?:as well|too|fine|just as well|instead)\b",
+        # a detail named as all that is needed ("Your postcode will do.", "The email you log in with is enough.")
+        r"\b(?:your|the) (?:[\w'-]+ ){0,6}?(?:will|would|'ll|should) do\b(?! (?:that|it|this|so|the|a|an|my|our|what)\b)",
+        r"\b(?:your|the) (?:[\w'-]+ ){0,6}?(?:is|are|would be|will be) (?:enough|plenty|sufficient|all (?:I|we) need)\b",
         # an imperative after a leading clause ("If you've got a sec, have a look ...")
         r"[,:;]\s+(?:(?:just|then|please|kindly)\s+)?(?:tell|give|send|share|check|look|have a|take a|knock|ask|pop|try|see if|"
         r"confirm|provide|drop|type|pop)\b",
@@ -166,6 +173,21 @@ DEFAULT_ACTS: dict[str, list[str]] = {
         r"\byou (?:said|mentioned) (?:a few|several|some|two|three|other|more) (?:things|requests|issues)\b[^.?!]*\?",
         r"\bthanks? for (?:contacting|reaching|getting in touch|your patience)\b", r"\bglad (?:I|we) could help\b",
     ],
+    # a question for a further request, in any words ("what else?", "is there something more?",
+    # "what's left?", "anything further?"): a customer with a request still to raise raises it;
+    # also read as closing. Not a question about a fact ("what else was in the box?")
+    "further": [
+        r"\bwhat else\b" + _NOT_A_FACT,
+        r"\b(?:anything|something) (?:more|further|else)\b" + _NOT_A_FACT,
+        r"\bis there (?:more|anything more|something more|any more|another one|one more)\b" + _NOT_A_FACT,
+        r"\b(?:any|some) (?:more|other|further) (?:requests?|questions?|issues?|problems?|matters?|concerns?|things?|business)\b",
+        r"\b(?:any|anything) (?:more|further)\s*\??\s*$", r"\bmore (?:to (?:sort|do|fix|cover|go through)|I can (?:do|help))\b",
+        r"\b(?:the|your) (?:other|next|second|third|fourth|last|remaining|final|further) (?:one|bit|part|item on your list)\b[^.?!]*\?",
+        r"\bwhat(?:'s| is| was| are)? (?:left|remaining|still open|still outstanding|the rest|on your list|on the list|on your mind)\b",
+        r"\b(?:is|was) (?:that|this) (?:it|all|everything)\b[^.?!]*\?", r"\bor (?:is there |was there |do you have )?(?:more|anything else|something else)\b" + _NOT_A_FACT,
+        r"\b(?:go on|carry on|fire away|shoot)\b[^.?!]*\b(?:else|next|other|more)\b", r"\b(?:next|another|other) (?:request|question|issue|thing)\b[^.?!]*\?",
+        r"^(?:(?:and|so|ok(?:ay)?|right|alright|good|great)[,!]? )*what(?:'s| is)? (?:next|now)\s*[?.!]?\s*$", r"\bwhat(?:'s| is) the (?:other|next|second|third|last) (?:one|thing|request|issue|problem|question)\b",
+    ],
 }
 
 _REFERS_BACK = re.compile(r"\bwhich (?:one|of (?:them|those|these|the (?:two|three|four|above)))\b|"
@@ -263,6 +285,9 @@ class TopicSpec(Spec):
     # something the agent does (cancel, refund), not a fact the user gives: "please confirm" about
     # it proposes; "please confirm" about a fact (your email) asks for the fact
     action: bool = False
+    # the entity (``entities``) whose value answers this topic: a user asked for it who has said a
+    # value in its own request tells it ("Which order?" - "It's O-12345, as in my message.")
+    entity: str | None = None
 
     @field_validator("patterns")
     @classmethod
@@ -305,6 +330,7 @@ class Reading:
     what_wanted: bool = False
     check_in: bool = False  # "does that help?", "does that make sense?"
     delay: bool = False  # asks the user to wait, or names a wait ("it can take 5-7 business days")
+    further: bool = False  # asks whether there is a further request ("what else?", "is there something more?")
     # topics mentioned anywhere (asked or not): what a confirmation or refusal is about
     mentioned: set[str] = field(default_factory=set)
     # topics named in a proposal or read-back to be answered yes or no ("Is that the order you
@@ -421,7 +447,9 @@ class Recogniser:
             if asks and here and self._is("offer", s) and not self._is("question_word", s) and not re.search(r"\bor\b", s):
                 r.proposed |= here
                 here = set()  # a proposal to be answered yes or no: it names these, it does not ask for them
-            closing = self._is("closing", s)
+            further = self._is("further", s)
+            closing = self._is("closing", s) or further
+            r.further |= further
             r.closing |= closing
             if asks and not (closing and not here):
                 r.question = True
@@ -499,6 +527,9 @@ def load_topics(package_dir: Path | None) -> Recogniser:
             for i, g in enumerate(getattr(t, field_name)):
                 if g not in spec.topics:
                     raise SpecError(f"{path}: topics.{name}.{field_name}.{i}: unknown topic {g!r}")
+    for name, t in spec.topics.items():
+        if t.entity is not None and t.entity not in spec.entities:
+            raise SpecError(f"{path}: topics.{name}.entity: unknown entity {t.entity!r}")
     for name, pat in spec.entities.items():
         try:
             re.compile(pat)

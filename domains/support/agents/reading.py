@@ -22,6 +22,11 @@ ZIP_AFTER_RE = re.compile(r"(?<![\w-])(\d{5})\b[^0-9@]{0,12}\b(?:zip|zipcode|pos
 NAME_RE = re.compile(
     r"\b(?i:my (?:full )?name is|my name's|name's|this is|I'm|I am|it's|it is) ([A-Z][a-zA-Z'-]+) ([A-Z][a-zA-Z'-]+)\b"
 )
+# a name given bare, as an answer ("Dana Whitfield.", "Sure, Dana Whitfield.", "Dana Whitfield, that's me.")
+BARE_NAME_RE = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?i:sure|yes|okay|ok|right|fine|of course|oh)[,.]?\s+)?([A-Z][a-zA-Z'-]+) ([A-Z][a-zA-Z'-]+)"
+    r"(?=\s*(?:[.!]|$|,\s*(?i:that's me|speaking|here)|\s+(?i:is the name|is my name|here|speaking)))"
+)
 NOT_NAMES = {"Order", "Sorry", "Really", "Very", "Not", "So", "Just", "Still", "Here", "The", "Your", "My", "A", "An"}
 ORDER_RE = re.compile(r"\bO-\d{5}\b")
 # "how much in total", "what would it come to altogether": a sum asked for, across what was named
@@ -251,7 +256,7 @@ class Facts:
             self.email = m.group(0)
         if m := ZIP_RE.search(text) or ZIP_AFTER_RE.search(text):
             self.zip = m.group(1)
-        for m in NAME_RE.finditer(text):
+        for m in [*NAME_RE.finditer(text), *BARE_NAME_RE.finditer(text)]:
             if m.group(1) not in NOT_NAMES and m.group(2) not in NOT_NAMES:
                 self.first, self.last = m.group(1), m.group(2)
                 break
