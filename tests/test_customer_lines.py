@@ -241,7 +241,8 @@ def test_an_offer_of_more_follows_an_answer_never_a_bare_yes(support):
     template speaking: the lines that fit an answer wrap only what answers a question (facts, checks)."""
     coop = support.situations["cooperative"]
     offers = [x for x in coop.scripted.suffix if coop.scripted.fits.get(x) and coop.scripted.fits[x].answering]
-    assert offers
+    # and the calm customer offers no more help at all: "Hope that helps." is the agent's line
+    assert not any(re.search(r"\b(hope that helps|if you need|anything else you)\b", x, re.I) for x in coop.scripted.suffix)
     t = support.tasks[TASK]
     for seed in range(30):
         u = ScriptedUser()
