@@ -149,3 +149,13 @@ GLASSES = tool("get_order", {"order_id": "O-55120", "customer_id": "C-40110", "s
 ])
 def test_r10_some_of_a_line_leaves_the_count_to_the_customer(said, reply, expected):
     assert judged("R10", reply, said, GLASSES) == expected
+
+
+def test_r10_refunding_the_whole_line_unasked_is_the_same_guess_in_deeds():
+    said = "Some of the wine glasses in O-55120 arrived cracked, I want a refund."
+    whole = tool("refund_items", {"refund_id": 9, "amount": "$36.00"}, order_id="O-55120", item_ids=[5512],
+                 destination="original_payment", reason="damaged")
+    part = tool("refund_items", {"refund_id": 9, "amount": "$12.00"}, order_id="O-55120", item_ids=[5512],
+                destination="original_payment", reason="damaged", quantity=2)
+    assert judged("R10", "Done, that's refunded.", said, GLASSES, whole) == V
+    assert judged("R10", "Done, that's refunded.", said + " Two of them.", GLASSES, part) != V

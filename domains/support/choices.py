@@ -27,6 +27,8 @@ from graders.rules.replies import (
 
 # an item no longer open to a remedy
 _DONE = {"refunded", "replaced"}
+# a line's count in words ("the six glasses")
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 12: "twelve"}
 
 
 def named_by(item: str, said: str) -> bool:
@@ -166,6 +168,3 @@ def units_chosen_for_them(events, idx: int, params: dict) -> str | None:
             if re.search(rf"\b(all|every|each of the|the (whole|entire|full)|the)\s+({n}|{_NUMBER_WORDS.get(n, '-')})\b|\ball of (them|the)\b|\bthe (whole|entire|full) (line|set)\b", s, re.I):
                 return f"settled on all {n} units of the {i.get('name')} ({s[:60]!r}) when the customer said only some, without asking how many"
     return None
-
-
-_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 12: "twelve"}

@@ -63,10 +63,9 @@ class Volunteer(Spec):
     topics: list[str] = Field(default_factory=list)
 
 
-class Report(Spec):
-    """One thing a user tool can find, as a person tells it: ``match`` (a regular expression with
-    named groups) over the start of what is left of the tool's result, ``say`` its tellings
-    (``{group}`` is the group's text), ``when`` the persona it fits (none: everyone)."""
+class _Matched(Spec):
+    """Lines said where ``match`` (a regular expression, checked when the file is read) matches,
+    ``say`` their wordings, ``when`` the persona they fit (none: everyone)."""
 
     match: str
     say: list[str] = Field(min_length=1)
@@ -82,26 +81,20 @@ class Report(Spec):
         return v
 
 
-class Rephrase(Spec):
+class Report(_Matched):
+    """One thing a user tool can find, as a person tells it: ``match`` (a regular expression with
+    named groups) over the start of what is left of the tool's result, ``say`` its tellings
+    (``{group}`` is the group's text), ``when`` the persona it fits (none: everyone)."""
+
+
+class Rephrase(_Matched):
     """Another way a person says a stretch of its own request or fact: ``match`` (a regular
     expression, case-insensitive, with named groups for what must stay: ids, items, amounts,
     addresses), ``say`` its other wordings (``{group}`` the group's text, ``{a|b}`` alternations),
     ``when`` the persona it fits (none: everyone); the words as written stay one of the choices
     unless ``keep`` is false. It changes how a request is put, never what is asked."""
 
-    match: str
-    say: list[str] = Field(min_length=1)
-    when: dict[str, str] = Field(default_factory=dict)
     keep: bool = True
-
-    @field_validator("match")
-    @classmethod
-    def _compiles(cls, v: str) -> str:
-        try:
-            re.compile(v)
-        except re.error as e:
-            raise ValueError(f"pattern {v!r} does not compile ({e})") from None
-        return v
 
 
 class RepliesFile(Spec):

@@ -391,7 +391,7 @@ class ScriptedUser:
             spec = rec.spec.topics.get(name)
             if spec is None or not spec.entity or any(h.topic == name for h in sc.hidden_facts):
                 continue
-            current = sc.more_requests[self.raised - 1] if self.raised else sc.request
+            current = self._request_as_written(sc, self.raised)
             values = list(dict.fromkeys(re.findall(rec.spec.entities[spec.entity], current)))
             if not values:  # not in the request in hand: the last one it said
                 last = rec.entity(spec.entity, [e.content for e in turn.events if getattr(e, "kind", "") == "user"])
@@ -424,8 +424,12 @@ class ScriptedUser:
         """The scenario's request ``i`` (0: the opening's, then its ``more_requests``) in this
         episode's words (``replies.rephrase``: the ids, items and amounts as written); the same
         each time it is said in one episode."""
-        text = sc.request if i == 0 else sc.more_requests[i - 1]
-        return replies.rephrase(text, dims, self._key(f"request:{i}"))
+        return replies.rephrase(self._request_as_written(sc, i), dims, self._key(f"request:{i}"))
+
+    @staticmethod
+    def _request_as_written(sc: Any, i: int) -> str:
+        """The scenario's request ``i`` as the task writes it (0: the opening's)."""
+        return sc.request if i == 0 else sc.more_requests[i - 1]
 
     def _next_request_topics(self, sc: Any, rec: Recogniser) -> set[str]:
         """The topics the next request not yet raised names (what a question about it would ask)."""
