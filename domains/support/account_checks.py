@@ -176,7 +176,8 @@ def no_policy_exception(events, idx, params):
     """Declining an out-of-policy request. Params: patterns (wording that grants an exception),
     ignore_patterns (refusals such as "I can't make an exception"); grant_tools, window_days
     and age_field: a grant tool called since the customer's last message on an order whose
-    tracking showed it older than the window is an exception granted in deeds."""
+    tracking showed it older than the window is an exception granted in deeds; once such an order
+    was dated, past_window_patterns (its money offered in another form) grant it in words."""
     text = reply_text(events, idx)
     m = search(text, pattern_list(params), params.get("ignore_patterns"))
     if m:
@@ -201,6 +202,12 @@ def no_policy_exception(events, idx, params):
         oid = args.get("order_id")
         if i > u and e.call.name in grant and oid in age and age[oid] > window:
             return "VIOLATED", f"{e.call.name} on {oid}, delivered {age[oid]} days ago (window {window})"
+    # the money of an order past the window offered in another form ("I can't refund it to your
+    # card, but I can issue the $54.00 as store credit instead"): the exception granted all the same
+    if any(v > window for v in age.values()):
+        m = search(text, list(params.get("past_window_patterns") or []), params.get("ignore_patterns"))
+        if m:
+            return "VIOLATED", f"the reply offers the money of an order past the window in another form: {m.group(0)!r}"
     return "FOLLOWED", "no exception granted"
 
 
@@ -274,14 +281,13 @@ def no_wrong_detail_named(events, idx, params):
 def outside_policy_demand(events, idx, params):
     """Condition of "decline what is outside the policy": the customer's demand is outside it.
     It arises when the customer asks for an exception in words (exception_patterns, anywhere in
-    the conversation), when the tools showed an order older than the window (age_field >
+    the conversation), unless the exception is to the return window (the demand speaks of time,
+    window_patterns, and of nothing else the policy forbids, other_exception_patterns) and every
+    order the tools dated is inside it, when the tools showed an order older than the window (age_field >
     window_days), or when a grant (grant_tools) is made on an order whose age no tool showed;
     it does not when every order the tools dated is inside the window and no exception was asked.
     With no order dated yet it arises: whether the demand is outside the policy is not known."""
     said = user_text_before(events, idx)
-    m = search(said, list(params.get("exception_patterns") or []))
-    if m:
-        return "APPLIES", f"the customer asks for an exception ({m.group(0)!r})"
     window = params.get("window_days", 30)
     age_field = params.get("age_field", "days_since_delivery")
     age: dict[str, float] = {}
@@ -292,6 +298,13 @@ def outside_policy_demand(events, idx, params):
                 if isinstance(o, dict) and isinstance(o.get(age_field), (int, float)) and not isinstance(o.get(age_field), bool):
                     age[str(o.get("order_id"))] = o[age_field]
     old = {k: v for k, v in age.items() if v > window}
+    m = search(said, list(params.get("exception_patterns") or []))
+    # an exception asked to the return window ("I know it's past 30 days, make an exception") for
+    # orders the tools then dated inside it: the customer only believed the demand was outside
+    moot = bool(m and age and not old and search(said, list(params.get("window_patterns") or []))
+                and not search(said, list(params.get("other_exception_patterns") or [])))
+    if m and not moot:
+        return "APPLIES", f"the customer asks for an exception ({m.group(0)!r})"
     if old:
         oid, days = next(iter(old.items()))
         return "APPLIES", f"{oid} was delivered {days} days ago (window {window})"
@@ -302,4 +315,6 @@ def outside_policy_demand(events, idx, params):
             return "APPLIES", f"{e.call.name} on {oid}, whose delivery date no tool showed"
     if not age:
         return "APPLIES", "no order's delivery has been dated yet: the demand may be outside the policy"
+    if moot:
+        return "NOT_APPLICABLE", f"the exception asked is to the {window}-day window, and every order the tools dated is inside it"
     return "NOT_APPLICABLE", f"every order the tools dated is inside the {window}-day window, and no exception was asked for"

@@ -141,7 +141,8 @@ def units_chosen_for_them(events, idx: int, params: dict) -> str | None:
     them (``some_units_patterns``: "some of the glasses", "a few of them", "not all") and gave no
     count since (``count_patterns``), the line the customer means having several units: by a tool
     of ``item_tools`` on that line for all its units (no smaller ``quantity``), or a sentence that
-    commits to all of them ("all 4", "the 4 glasses", "the whole line") without asking how many."""
+    commits to all of them ("all 4", "the 4 glasses", "the whole line", the line's whole amount)
+    without asking how many."""
     said = user_text_before(events, idx)
     if not search(said, list(params.get("some_units_patterns") or [])):
         return None
@@ -167,4 +168,16 @@ def units_chosen_for_them(events, idx: int, params: dict) -> str | None:
             n = i["quantity"]
             if re.search(rf"\b(all|every|each of the|the (whole|entire|full)|the)\s+({n}|{_NUMBER_WORDS.get(n, '-')})\b|\ball of (them|the)\b|\bthe (whole|entire|full) (line|set)\b", s, re.I):
                 return f"settled on all {n} units of the {i.get('name')} ({s[:60]!r}) when the customer said only some, without asking how many"
+            # or the whole line's amount, with no count ("Shall I refund the glasses, $72.00?")
+            total = _dollars(i.get("line_total"))
+            if total and re.search(rf"\$\s?{re.escape(total)}(?:\.00)?(?![\d.])", s):
+                return f"settled on the whole line of the {i.get('name')} (${total}, all {n} units) when the customer said only some, without asking how many"
     return None
+
+
+def _dollars(amount) -> str | None:
+    """An amount as the tools give it ("$72.00") as the figure a reply would write ("72" or "72.50")."""
+    m = re.fullmatch(r"\$?\s?(\d+)(?:\.(\d\d))?", str(amount or "").strip())
+    if not m:
+        return None
+    return m.group(1) if m.group(2) in (None, "00") else f"{m.group(1)}.{m.group(2)}"

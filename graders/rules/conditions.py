@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from graders.rules.registry import CheckContext, check, run_check
-from graders.rules.replies import json_value, last_user_index, question_sentences, reply_text, search, statement_sentences
+from graders.rules.replies import json_value, last_user_index, question_sentences, reply_text, search, sentences, statement_sentences
 from envs.records import AgentEvent, Event, ToolEvent, UserEvent
 
 APPLIES = "APPLIES"
@@ -88,14 +88,43 @@ def user_says(events, idx, params):
     return "NOT_APPLICABLE", params.get("absent", "the user said nothing that raises the rule's condition")
 
 
+_STOP = frozenset("that this what with have from your they them there here just about would could really".split())
+
+
+def _talk(said: str, about: list[str], skip: list[str], filler: list[str]) -> list[str]:
+    """The sentences of a user message that are talk beside the request: not about it
+    (``about``), and more than details handed over or a filler ("Right, sorry.")."""
+    return [x for x in sentences(said) if not search(x, about) and not _only_details(x, skip + filler)]
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:4] for w in re.findall(r"[^\W\d_]{4,}", text.lower()) if w not in _STOP}
+
+
+def _took_up(agent_said: str, talk: list[str], about: list[str]) -> bool:
+    """An agent message that reacted to the aside (a sentence not about the request that answers
+    it: an exclamation, or one sharing a word with it, "Snow in June, that's wild!") and then
+    turned to the request: the drift is answered there."""
+    said = sentences(agent_said)
+    words = set().union(*(_stems(t) for t in talk)) if talk else set()
+    for i, x in enumerate(said):
+        if not search(x, about) and (x.rstrip().endswith("!") or _stems(x) & words):
+            return any(search(y, about) or "?" in y for y in said[i + 1:])
+    return False
+
+
 @check("user_drifts")
 def user_drifts(events, idx, params):
     """The user strays from their request in the message the reply answers (past messages that only
     hand over details, ``skip_patterns``). Not when the message closes the conversation
-    (``unless_patterns``), nor when what looks like an aside is part of a question about the request:
-    every question in it is about the request (``request_patterns``) and one of them ties the remark
-    to it (``tie_patterns``: "It's pouring here. Will the rain hold it up?"). A message that marks
-    its aside as one (``aside_patterns``: "by the way") strays, whatever else it asks."""
+    (``unless_patterns``); nor when every sentence in it is about the request (``statement_patterns``,
+    else ``request_patterns``; or what befell the parcel or item, ``effect_patterns``: "It rained all afternoon and the box was
+    left out, so the book is soaked" tells the damage), past fillers (``filler_patterns``: "Right,
+    sorry."); nor when what looks like an aside is part of a question about the request: every
+    question in it is about the request and one of them ties the remark to it (``tie_patterns``:
+    "It's pouring here. Will the rain hold it up?"). A message that marks its aside as one
+    (``aside_patterns``: "by the way") strays, whatever else it asks. Past a message of details only,
+    an aside the agent's message since took up and turned back from is answered already."""
     skip = _flat(params.get("skip_patterns") or [])
     turns = _the_request(events, idx, skip) if skip else _user_turns(events, idx, "last")
     if not turns:
@@ -103,11 +132,20 @@ def user_drifts(events, idx, params):
     said = turns[-1].content
     if search(said, _flat(params.get("unless_patterns") or [])):
         return "NOT_APPLICABLE", params.get("absent", "the user closes the conversation")
+    about = _flat(params.get("request_patterns") or [])
+    told = _flat(params.get("statement_patterns") or []) or about
+    talk = _talk(said, told + _flat(params.get("effect_patterns") or []), skip,
+                 _flat(params.get("filler_patterns") or []))
+    at = next(i for i in range(idx - 1, -1, -1) if events[i] is turns[-1])
+    took_up = next((e for e in events[at + 1: idx] if isinstance(e, AgentEvent) and _took_up(e.content, talk, about)), None)
+    if took_up is not None:
+        return "NOT_APPLICABLE", "the agent already took up the aside and came back to the request"
     aside = search(said, _flat(params.get("aside_patterns") or []))
     if aside:
         return APPLIES, f"the user marks an aside ({aside.group(0).strip()!r})"
+    if not talk:
+        return "NOT_APPLICABLE", "every sentence of the user's message is about the request"
     asks = question_sentences(said)
-    about = _flat(params.get("request_patterns") or [])
     tie = next((m for q in asks for m in [search(q, _flat(params.get("tie_patterns") or []))] if m), None)
     if asks and tie and all(search(q, about) for q in asks):
         return "NOT_APPLICABLE", f"the remark is part of a question about the request ({tie.group(0).strip()!r})"
