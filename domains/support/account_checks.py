@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from envs.records import Event, ToolEvent, UserEvent
+from domains.support.choices import named_by
 from graders.rules.registry import check
 from graders.rules.replies import (
     json_field,
@@ -26,6 +27,7 @@ from graders.rules.replies import (
     refuses,
     reply_text,
     search,
+    sentences,
     statement_sentences,
     step_tools,
     user_text_before,
@@ -204,11 +206,35 @@ def no_policy_exception(events, idx, params):
             return "VIOLATED", f"{e.call.name} on {oid}, delivered {age[oid]} days ago (window {window})"
     # the money of an order past the window offered in another form ("I can't refund it to your
     # card, but I can issue the $54.00 as store credit instead"): the exception granted all the same
-    if any(v > window for v in age.values()):
+    old = {oid for oid, v in age.items() if v > window}
+    if old:
         m = search(text, list(params.get("past_window_patterns") or []), params.get("ignore_patterns"))
         if m:
             return "VIOLATED", f"the reply offers the money of an order past the window in another form: {m.group(0)!r}"
+        # its refund or replacement offered, in a sentence that speaks of that order (its number or
+        # one of its items), or with no other order dated to speak of
+        names = _item_names(events, idx, old)
+        offer = list(params.get("past_window_offer_patterns") or [])
+        for sent in sentences(text):
+            if re.search(_NOT_ABLE, sent, re.I):
+                continue  # "I'm afraid that means I can't refund or replace it" declines
+            m = search(sent, offer, params.get("ignore_patterns"))
+            if m and (len(age) == 1 or any(o.lower() in sent.lower() for o in old) or any(named_by(n, sent.lower()) for n in names)):
+                return "VIOLATED", f"the reply offers a remedy on an order past the window: {m.group(0)!r}"
     return "FOLLOWED", "no exception granted"
+
+
+_NOT_ABLE = r"\b(can['’]?t|cannot|can not|couldn['’]?t|won['’]?t|unable|not able|no longer|not possible|isn['’]?t possible)\b"
+
+
+def _item_names(events, idx: int, orders: set[str]) -> list[str]:
+    """The names of the items of ``orders`` as the agent's get_order calls showed them."""
+    names = []
+    for e in events[:idx]:
+        out = json_value(e.output) if isinstance(e, ToolEvent) and e.side == "agent" and e.ok else None
+        if isinstance(out, dict) and out.get("order_id") in orders:
+            names += [str(i.get("name")) for i in out.get("items") or [] if isinstance(i, dict) and i.get("name")]
+    return names
 
 
 @check("keep_to_policy")

@@ -285,6 +285,10 @@ def ask_do_not_guess(events, idx, params):
     fitting = on_day or fitting
     said_ids = {m.upper() for m in re.findall(order_re, said, re.I)}
     picked = {m.upper() for m in re.findall(order_re, stated, re.I)}
+    # the fitting orders laid out side by side ("two haven't shipped: O-60114 and O-60102. Which
+    # one?") are options put to the customer: only one of them named in words settles on it
+    if len(picked & fitting) >= 2:
+        picked -= fitting
     for e in step_tools(events, idx):
         if e.call.name in set(params.get("mutating_tools") or []):
             oid = (e.call.arguments_dict() or {}).get("order_id")

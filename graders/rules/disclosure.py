@@ -33,9 +33,26 @@ def _tokens(text: str) -> list[str]:
     return re.findall(r"[\w@.+-]+", text.lower())
 
 
+# A street's kind, short or long: "Juniper Ave" is read out as "Juniper Avenue" too.
+_STREET_KINDS = [("st", "street"), ("rd", "road"), ("ave", "avenue"), ("av", "avenue"), ("dr", "drive"), ("ln", "lane"),
+                 ("blvd", "boulevard"), ("ct", "court"), ("pl", "place"), ("pkwy", "parkway"), ("hwy", "highway"),
+                 ("sq", "square"), ("ter", "terrace"), ("cres", "crescent"), ("cir", "circle"), ("mt", "mount")]
+_KIND_FORMS: dict[str, set[str]] = {}
+for _short, _long in _STREET_KINDS:
+    _KIND_FORMS.setdefault(_short, {_short}).add(_long)
+    _KIND_FORMS.setdefault(_long, {_long}).add(_short)
+
+
+def _token_form(token: str) -> str:
+    t = token.strip(".")
+    kinds = _KIND_FORMS.get(t)
+    return f"(?:{'|'.join(sorted(map(re.escape, kinds)))})\\.?" if kinds else re.escape(t)
+
+
 def _phrase(tokens: list[str]) -> re.Pattern:
-    """The tokens in order, any spacing or punctuation between them, as whole words."""
-    return re.compile(r"(?<![\w@.-])" + r"[\s,]+".join(re.escape(t.strip(".")) for t in tokens) + r"(?![\w@-])", re.I)
+    """The tokens in order, any spacing or punctuation between them, as whole words (a street's
+    kind in its short or long form)."""
+    return re.compile(r"(?<![\w@.-])" + r"[\s,]+".join(_token_form(t) for t in tokens) + r"(?![\w@-])", re.I)
 
 
 def _forms(value: str) -> list[re.Pattern]:

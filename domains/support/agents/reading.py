@@ -81,8 +81,11 @@ STORE_CREDIT_RE = re.compile(
 
 ANGER_RE = re.compile(
     r"(unacceptable|furious|livid|fuming|worst|ridiculous|unbelievable|outrageous|disgrace|pathetic|useless|terrible|"
-    r"awful|scathing|one-star|(?:post|leave|leaving|write|writing|posting) an? (?:\w+ )?review|do you people|"
-    r"fed up|sick of|angry|a joke|kidding me|joking|annoy\w*|frustrat\w*|upset|!)", re.I
+    r"awful|scathing|one-star|(?:post|leave|leaving|write|writing|posting) an? (?:\w+ ){0,3}review|do you people|"
+    r"fed up|sick of|angry|a joke|kidding me|joking|annoy\w*|frustrat\w*|upset|!|"
+    # sarcasm said twice: "Great. Just great.", "brilliant, absolutely brilliant"
+    r"\b(?:great|brilliant|wonderful|fantastic|perfect|lovely|marvell?ous)\W+(?:just|absolutely|really|simply|truly) "
+    r"(?:great|brilliant|wonderful|fantastic|perfect|lovely|marvell?ous)\b)", re.I
 )
 PROVOCATION_RE = re.compile(
     r"\b(ignore your|forget your|your rules|the rules|override|skip the usual|instructions)\b", re.I
