@@ -298,7 +298,7 @@ def test_paraphrasing_tutor_scores_like_the_socratic_one(dom):
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from domains.tutoring.hint_ideas import ideas, realisations
+    from domains.tutoring.hint_ideas import ideas, realisations, took_up
     from envs.state.database import EpisodeState
     from paraphrasing_tutoring import SENTENCES, ParaphrasingTutor
 
@@ -318,7 +318,8 @@ def test_paraphrasing_tutor_scores_like_the_socratic_one(dom):
                     rewards[name].append(rec.reward)
                     if name == "paraphrasing":
                         tutor_lines += [e.content for e in rec.transcript if isinstance(e, AgentEvent)]
-                        revisions += sum(any(x in e.content.lower() for x in realises) for e in rec.transcript if isinstance(e, UserEvent))
+                        revisions += sum(any(x in e.content.lower() for x in realises) or any(took_up(c, e.content) for c in ideas())
+                                         for e in rec.transcript if isinstance(e, UserEvent))
     finally:
         st_.close()
     p1 = {k: sum(v) / len(v) for k, v in rewards.items()}

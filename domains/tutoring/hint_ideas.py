@@ -40,6 +40,11 @@ class MisconceptionIdeas:
     realises: str
     #: more ways of saying it, in the student lines' ``[a|b]`` notation (the student picks one per episode)
     realises_also: tuple[str, ...] = ()
+    #: what the student says as it lets go, in a child's words: short, unsure and concrete, with slots its
+    #: own working fills (``takeups``); a line whose slot its working cannot fill is not said
+    takes_up: tuple[str, ...] = ()
+    #: what it says at its goodbye it will remember ("the 60"), once it let go of this one
+    remember: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -63,7 +68,8 @@ def ideas() -> dict[str, MisconceptionIdeas]:
                 raise SpecError(f"{path}: misconceptions.{code}.ideas.{i.get('id')}: no patterns")
             got.append(Idea(str(i["id"]), tuple(pats)))
         out[code] = MisconceptionIdeas(code, tuple(got), str(m.get("realises") or "Oh, I think I see what I did wrong."),
-                                       tuple(m.get("realises_also") or ()))
+                                       tuple(m.get("realises_also") or ()), tuple(m.get("takes_up") or ()),
+                                       str(m.get("remember") or ""))
     return out
 
 
@@ -74,6 +80,49 @@ def realisations(code: str, statement: str) -> tuple[str, ...]:
 
     m = ideas()[code]
     return (realisation(code, statement), *(_in_words(x, statement) for x in expand(*m.realises_also)))
+
+
+_SLOT = re.compile(r"\{(\w+)\}")
+
+
+def takeups(code: str, statement: str, slots: dict[str, str]) -> list[str]:
+    """The child's ways of letting go of ``code`` (``takes_up``), filled from ``slots`` (what its working
+    changed: ``new``/``old`` numbers, ``op``/``was`` operations, ``line``/``line_was``, ``p`` a percent of
+    the problem, ``was_answer``) and the problem (``counted``, ``one``); lines with a slot left unfilled
+    are dropped. Empty when the misconception has none: the caller says a ``realisations`` line then."""
+    from .student_lines import expand
+
+    m = ideas().get(code)
+    if m is None:
+        return []
+    fill = {k: v for k, v in slots.items() if v}
+    q = re.search(r"\bhow many ([a-z]+)", statement, re.I)
+    if q:
+        fill.setdefault("counted", q.group(1).lower())
+        fill.setdefault("one", _in_words("{one}", statement))
+    out = []
+    for line in expand(*m.takes_up):
+        if all(k in fill for k in _SLOT.findall(line)):
+            done = _SLOT.sub(lambda g: fill[g.group(1)], line)
+            out.append(re.sub(r"([.!?] )([a-z])", lambda g: g.group(1) + g.group(2).upper(), done))
+    return out
+
+
+def took_up(code: str, text: str) -> bool:
+    """Whether ``text`` says one of ``code``'s ``takes_up`` lines (any filling of its slots): how a
+    transcript shows the student let go (tests count revisions with it)."""
+    from .student_lines import expand
+
+    m = ideas().get(code)
+    if m is None:
+        return False
+    low = text.lower()
+    for line in expand(*m.takes_up):
+        pat = _SLOT.sub("\x00", line.lower())
+        rx = re.escape(pat).replace("\x00", r"\S+(?: \S+)?")
+        if re.search(rx, low):
+            return True
+    return False
 
 
 def realisation(code: str, statement: str) -> str:

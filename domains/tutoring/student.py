@@ -63,7 +63,7 @@ from envs.spec.loading import load_list
 from envs.spec.schema import Situation
 
 from . import student_lines as L
-from .hint_ideas import addressed_in, ideas, realisation, realisations
+from .hint_ideas import addressed_in, ideas, realisation, realisations, takeups
 from .problems import HERE, fmt, numbers_in, parse_number, worked_steps
 
 POSITIVE = re.compile(
@@ -226,6 +226,9 @@ class ScriptedStudent:
     pushed: int = 0
     forced_push: bool = False  # this message is one of those (after the first: with someone's leave)
     realised_now: str = ""
+    let_go_codes: list[str] = field(default_factory=list)  # the misconceptions it let go of, in order
+    let_go_numbered: list[str] = field(default_factory=list)  # its let-go lines with a number in them (``_let_go``)
+    told_at_start: int = 0  # how many answers it had given when this message began
     sentences_said: set[str] = field(default_factory=set)  # every long sentence it said (folded): none is said twice
     runs_on: bool = False  # this episode's student writes run-on sentences
     openers: list[str] = field(default_factory=list)
@@ -505,6 +508,8 @@ class ScriptedStudent:
 
         self.repeating = False
         self.realised_now = ""
+        self.let_go_numbered = []
+        self.told_at_start = len(self.told)
         self.revised_now = self.progress_now = False
         # read as the customer does: of a wall of text, its beginning and its end (envs.actors.topics.skim)
         heard = skim(self._heard(turn))
@@ -557,15 +562,16 @@ class ScriptedStudent:
             pre.append(self._pick(turn, L.RESUME))
         if self.active and self.shown_wrong and not self.stubborn and not self.coincides and addressed_in(self.mind, heard):
             old = [c for c, _ in self._calcs()]
+            was_code, was_answer = self.code, self.current()
             self.active, revised = False, True
             self.revised_now = True  # its next answer comes with the working that gives it
-            self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
-            pre.append(self.realised_now)
             self._next_stage()
             # what it does differently now starts at the first line of its working that changed
             new = [c for c, _ in self._calcs()]
             self.changed_at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new) - 1))
             self.step_at = self.changed_at - 1
+            self.realised_now = self._let_go(turn, was_code, old, new, self.changed_at, was_answer)
+            pre.append(self.realised_now)
         elif self.stated and not told_fact and L.ASKS_WORKING.search(msg) and not self.slip_pending:
             if not self.active and not self.announced and not self.cfg.get("quits"):
                 # its working now gives the right answer: it says what that comes to (a working that ends
@@ -628,10 +634,48 @@ class ScriptedStudent:
         body, played = self._play(turn, drawn, msg, revised)
         return self._out(turn, dims, pre, " ".join(body), played)
 
+    def _let_go(self, turn: UserTurn, code: str | None, old: list[str], new: list[str], at: int, was_answer: str,
+                numbers: bool = False) -> str:
+        """What it says as it lets go of ``code``: a child's short, unsure take on what changed in its own
+        working ("Oh. 60 not 100?", "Oops, I forgot the 6."), never the hint's diagnosis in adult words.
+        A line with numbers in it only when an answer follows in the message (``numbers``, or fixed in
+        ``_out`` once the message is built): alone, "60 not 100?" would read as an answer hedged."""
+        if not code:
+            return ""
+        self.let_go_codes.append(code)
+        num = re.compile(r"\d+(?:\.\d+)?")
+        ops = re.compile(r"[-+x/]")
+
+        def nums(lines: list[str]) -> set[str]:
+            return {n for ln in lines for n in num.findall(ln)}
+
+        def opset(lines: list[str]) -> set[str]:
+            return {o for ln in lines for o in ops.findall(ln)}
+
+        ol = old[at] if 0 <= at < len(old) else ""
+        nl = new[at] if 0 <= at < len(new) else ""
+        words = {"+": "add", "-": "take away", "x": "times", "/": "divide"}
+        gained = sorted(opset(new) - opset(old))
+        lost = sorted(opset(old) - opset(new))
+        fresh = [n for n in num.findall(nl) if n not in nums(old)]
+        gone = [n for n in num.findall(ol) if n not in nums(new)]
+        pct = re.search(r"(\d+(?:\.\d+)?)\s*%", self.mind["statement"])
+        slots = {"new": fresh[0] if fresh else "", "old": gone[0] if gone else "",
+                 "op": words.get(gained[0], "") if len(gained) == 1 else "",
+                 "was": words.get(lost[0], "") if len(lost) == 1 else "",
+                 "line": nl if 0 < len(nl) <= 9 else "", "line_was": ol if 0 < len(ol) <= 9 and ol != nl else "",
+                 "p": pct.group(1) if pct else "", "was_answer": was_answer}
+        lines = takeups(code, self.mind["statement"], slots)
+        plain = [ln for ln in lines if not re.search(r"\d", ln)]
+        self.let_go_numbered = [ln for ln in lines if ln not in plain]
+        pool = (lines if numbers else plain) or list(realisations(code, self.mind["statement"]))
+        return self._pick(turn, pool)
+
     def _redo_working(self, turn: UserTurn, dims: dict) -> UserReply:
         """It sees why its method was wrong and does it again the right way (same answer, right working)."""
+        old = [c for c, _ in self._calcs()]
         self.active = False
-        self.realised_now = turn.rng.choice(realisations(self.code, self.mind["statement"]))
+        self.realised_now = self._let_go(turn, self.code, old, [c for c, _ in self._calcs()], 0, "", numbers=True)
         parts = [self._pick(turn, L.REDO, w=self.working())]
         self._state(turn, self.fmt(self.answer), parts, L.SAME_ANSWER)
         return self._out(turn, dims, [self.realised_now], " ".join(parts), "solves_problem")
@@ -699,8 +743,13 @@ class ScriptedStudent:
                               msg, re.I))
 
     def _closing(self, turn: UserTurn) -> str:
-        """Its thanks at the end (one of several, drawn with the episode's rng)."""
+        """Its thanks at the end (one of several, drawn with the episode's rng); after letting go of a
+        mistake, now and then what it will remember of it ("I'll remember the 60."), as a person says."""
         pool = [x.replace("{x}", self.stated[-1] if self.stated else "it").replace("{u}", self.unit) for x in L.THANKS[self.register]]
+        keep = [ideas()[c].remember for c in self.let_go_codes if c in ideas() and ideas()[c].remember]
+        if keep and turn.rng.random() < 0.5:
+            pool = [re.sub(r"(^|[.!?] )([a-z])", lambda g: g.group(1) + g.group(2).upper(), x.replace("{r}", keep[-1]))
+                    for x in L.REMEMBER[self.register]]
         line = self._typed(turn.rng.choice(self._mine(turn, [x for x in pool if x not in self.said] or ["Thanks, bye."])))
         self.said.add(line)
         return f"{line} {STOP_TOKEN}"
@@ -742,9 +791,12 @@ class ScriptedStudent:
             # gives its first wrong answer, catches that mistake itself, and goes on to the next one's answer
             parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(p=ref))
             self._state(turn, x, parts, L.STATE["makes_mistake"])
-            self.realised_now = turn.rng.choice(realisations(self.code, s))
+            was_code, old = self.code, [c for c, _ in self._calcs()]
             self.active = False
             self._next_stage()
+            new = [c for c, _ in self._calcs()]
+            at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new) - 1))
+            self.realised_now = self._let_go(turn, was_code, old, new, at, x, numbers=True)
             parts += [self._pick(turn, L.SELF_CATCH), self.realised_now]
             self._state(turn, self.current(), parts, L.SELF_REDO)
             return " ".join(parts), "makes_mistake"
@@ -916,6 +968,11 @@ class ScriptedStudent:
 
     def _out(self, turn: UserTurn, dims: dict, pre: list[str], body: str, played: str, opening: bool = False) -> UserReply:
         """The message in the played situation's mood and the persona's register, never one sent before."""
+        if self.realised_now in pre and self.let_go_numbered and len(self.told) > self.told_at_start:
+            # an answer follows in this message: its let-go may name the number or sum that changed
+            said = self._pick(turn, self.let_go_numbered + [self.realised_now])
+            pre = [said if x == self.realised_now else x for x in pre]
+            self.realised_now = said
         lines = _situations()[played].scripted if played in _situations() else None
         mood = L.MOOD.get(played) or ((list(lines.prefix), list(lines.suffix)) if lines else ([], []))
         prefixes = [""] if opening or not mood[0] else list(mood[0])

@@ -200,11 +200,17 @@ THANKS = {  # (short sentences, as a child's goodbye is: a long one would be the
     ),
     "casual": expand(
         "[Ok|Okay|Cool|Nice|Yay|Yess|Oh nice][| thanks| thx| ty][.|!|]",
-        "[Ok|Okay|Oh ok][.|,] [thanks|thx]. [Easier than I thought|Not that bad actually|Wasn't that bad|Finally done|Less bad than expected][.|!|]",
+        "[Ok|Okay|Oh ok][.|,] [thanks|thx][.|!|]", "[Finally done|Done|Got it][.|!] [thx|thanks|ty]",
         "[Finally|Phew|About time][.|!] [Thanks|Ok thanks|Thx][.|!|]",
         "{x}{u}[.|!] [Finally|Nice|Ok cool|Yess][.|!|]",
         "K", "Ok", "Cool thanks",
     ),
+}
+# Its goodbye after letting go of a mistake: what it will remember ({r}: the misconception's ``remember``)
+REMEMBER = {  # (short sentences: a whole "I'll remember to check plus or minus" would be one template's)
+    "plain": expand("[Oh, okay|Okay|Yay|Oh good][.|!] [Thanks|Thank you][.|!] {r}. [I'll remember|Got it|I get it now][.|!]",
+                    "[Thanks|Thank you][!|.] {r}[!|.] [Got it.|I'll remember.|Noted.]"),
+    "casual": expand("[ok|k|oh ok]. {r}. [got it|noted|will remember][| thx| lol]", "[ok|yay] thx[.|!] {r}. [got it|gonna remember]"),
 }
 # What it tried, asked (a task's ``tried`` fact, "I did {e} and got {n}."), in words of its own. {e} is the
 # calculation as the fact writes it; no word that reads as stating a result ("I have", "was") goes before it.
@@ -249,13 +255,13 @@ MOOD = {
                                 "[Oh, |Um, |]random question: what's your favourite [video game|food|animal|movie|song|colour|sport|book|ice cream]?",
                                 "[Oh, |Ooh, |]guess what, we're having [pizza|pasta|tacos|soup|burgers|curry|fish and chips|pancakes] for [lunch|dinner|tea] [today|tonight|later]."),
                          expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
-    "makes_mistake": (expand(f"{K}, I [think I've|reckon I've|have probably|have definitely|guess I've] [got it|worked it out|figured it out|done it][| now| this time| at last].",
-                             f"{K}, I['ve| have] finally [got it|worked it out|figured it out|done it][| now]."),
+    # (no "I've got it" before the working: the raters of every round named success announced before any
+    # work; a student says what it did, then maybe how sure it is)
+    "makes_mistake": (expand("", "[Ok|Okay|Um|Hmm|Right], [wait|let me see|hang on|so]."),
                       expand("", "[Is that right|Did I get it|Is that it|Am I right|Is that the answer]?",
                              "[Pretty sure|I reckon|I think|I'm sure] that's [it|right][.|!]",
                              "[I checked it|Checked it twice|I did it twice|I double-checked][.|!]", "Right?", "Yes?")),
-    "solves_problem": (expand(f"{K}, I [think I|reckon I|actually|really] [solved it|got it|did it|finished it|cracked it][| now| this time| at last].",
-                              f"{K}, I finally [solved it|got it|did it|finished it|cracked it][| now]."),
+    "solves_problem": (expand("", "[Ok|Okay|Um|Hmm|Right], [wait|let me see|hang on|so]."),
                        expand("", "[Did I get it?|Is that it?|Is that right?|Am I right?|Right?|Yes?|Correct?]")),
     "pushes_for_answer": (expand("[Can|Could|Will|Would] you just [tell me|give me|say] [the answer|what it is|what the answer is|the number][| please| already| now| for once]?",
                                  "Just [give me|tell me] the answer[, please|, okay|][| already| now].",
