@@ -637,7 +637,7 @@ def test_a_request_is_put_in_each_episodes_words_keeping_what_it_asks(support):
         assert len(said) >= 4, said
 
 
-@pytest.mark.parametrize("dims", [{"temperament": "hostile"}, {"verbosity": "terse"}, {"age_group": "senior"},
+@pytest.mark.parametrize("dims", [{"temperament": "hostile"}, {"temperament": "impatient"}, {"verbosity": "terse"}, {"age_group": "senior"},
                                   {"verbosity": "chatty"}, {}])
 def test_request_wordings_keep_every_id_amount_and_store_credit(support, dims):
     """Every rewording, for every persona, keeps the ids, amounts and "store credit" of what it rewords."""
@@ -653,3 +653,151 @@ def test_request_wordings_keep_every_id_amount_and_store_credit(support, dims):
                 # a yes stays a yes (a remedy chosen in answer to a proposal is the customer's consent)
                 yes = _re.compile(r"^(?:yes|yeah|yep|okay, yes)\b", _re.I)
                 assert bool(yes.match(out)) == bool(yes.match(text)), (text, out)
+
+
+# --- one person throughout (the fourth blind round's classes) ------------------------------------------
+
+COURTESY = re.compile(r"\b(?:please|thanks|thank you|if that's possible|sorry|I'm afraid|I'd like)\b", re.I)
+
+
+def _episode_in(support, task, persona, situations, msgs, seed, events_for=None, call_tool=None, goal_changes=True):
+    """The customer's replies in one episode, turn i played in ``situations[i]`` (a situation id or None)."""
+    u = ScriptedUser()
+    out = []
+    for msg, sid in zip([None, *msgs], situations):
+        sit = support.situations[sid] if sid else None
+        turn = UserTurn(task=task, persona=persona, situation=sit, situation_id=sid, agent_message=msg,
+                        events=list(events_for(msg) if events_for else []), turn=1, rng=random.Random(seed),
+                        call_tool=call_tool or (lambda n, a: ""), words=support.words, topics=support.topics,
+                        replies=support.replies, goal_changes=goal_changes, seed=seed)
+        out.append(asyncio.run(u.reply(turn)))
+    return out
+
+
+@pytest.mark.parametrize("mood", ["furious", "impatient"])
+def test_a_mood_shown_carries_on_in_the_later_answers(support, mood):
+    """"Never again!" then "Yes, please go ahead, that sounds right." is an outburst and then a form: once
+    a calm customer's turn was played angry or hurried, its later answers, whatever their turn's
+    situation, are in that mood's own words (its yes, its facts), with no courtesy of a calm one."""
+    t = support.tasks[TASK]
+    voice = support.situations[mood].scripted.voice
+    yes_pool = [_line_res(ScriptedLines(prefix=support.replies.variants("accept", {**P(verbosity="chatty").dimensions, **voice})))]
+    for seed in range(30):
+        opening, answer, yes = _episode_in(support, t, P(verbosity="chatty"), [mood, "cooperative", "cooperative"], [
+            "To verify your identity, could you give me the email on your account and your zip code?",
+            "Shall I cancel order O-91201 for you?"], seed)
+        for m in (answer, yes):
+            # a hurried "Do it quickly, please." is pushy, not a calm customer's courtesy
+            courtesy = COURTESY.search(m.content.replace("please", "") if mood == "impatient" else m.content)
+            assert not courtesy, (opening.content, m.content)
+        assert any(r.fullmatch(yes.content) for r in yes_pool[0]), (opening.content, yes.content)
+
+
+@pytest.mark.parametrize("temperament", ["hostile", "impatient"])
+def test_an_angry_or_hurried_customer_puts_its_requests_without_a_calm_ones_courtesy(support, temperament):
+    """"I'd like to cancel order O-85032, if that's possible." from a customer who just threatened a
+    review: every request and fact the tasks write out, in an angry or hurried customer's words, drops
+    the courtesies the task's words put there for a calm one (and keeps what is asked: tested above)."""
+    courtesy = re.compile(r"if (?:that's|it's) possible|\bI'd like\b" + (r"|, please(?=[.!?,]|$)|^Sorry\b|^Yes please\b" if temperament == "hostile" else ""), re.I)
+    seen = 0
+    for t in support.tasks.values():
+        sc = t.scenario
+        for text in [sc.request, *(sc.more_requests or []), *(h.fact for h in sc.hidden_facts)]:
+            seen += bool(courtesy.search(text))
+            for seed in range(3):
+                out = support.replies.rephrase(text, {"temperament": temperament, "verbosity": "normal"}, seed)
+                assert not courtesy.search(out), (text, out)
+    assert seen >= 20  # the tasks do write such courtesies
+
+
+@pytest.mark.parametrize("dims,semicolons", [
+    ({"temperament": "hostile", "age_group": "young"}, False), ({"temperament": "impatient", "age_group": "middle"}, False),
+    ({"temperament": "calm", "age_group": "young"}, False), ({"temperament": "calm", "age_group": "senior"}, True)])
+def test_one_typing_style_a_persona_keeps_in_every_message(support, dims, semicolons):
+    """"...was not in the box of order O-90201; the rest came." from someone who just threatened a review:
+    only a calm, formal customer types a semicolon; a casual or angry one runs its clauses on, in every
+    message, whoever wrote the words (the task's request, its facts, a pool's line)."""
+    persona = Persona(id="x", dimensions={"verbosity": "normal", **dims})
+    with_semicolon = [t for t in support.tasks.values() if ";" in t.scenario.request]
+    assert len(with_semicolon) >= 10
+    typed = 0
+    for t in with_semicolon:
+        for seed in range(3):
+            opening = _episode_in(support, t, persona, [None], [], seed)[0].content
+            assert semicolons or ";" not in opening, opening
+            typed += ";" in opening
+    assert (typed > 0) is semicolons
+
+
+def test_pushing_back_on_a_no_waits_for_one(support):
+    """"You'd do it for anyone else." before anything was refused is anger from nowhere: the lines that
+    push back on a no are said only once the agent has refused something; the demand's own claims
+    ("I know my rights.") may open it."""
+    sit = support.situations["outside_policy_refund"].scripted
+    pushing = [x for x in sit.suffix if x and sit.fits.get(x) and sit.fits[x].after_refusal]
+    assert any("anyone else" in x for x in pushing) and len(pushing) >= 8
+    res = _line_res(ScriptedLines(prefix=pushing))
+    t = support.tasks[TASK]
+    before, after = 0, 0
+    for seed in range(40):
+        msgs = _episode_in(support, t, P(verbosity="normal"), ["outside_policy_refund"] * 4, [
+            "Let me look into that for you, one moment.",
+            "To verify your identity, could you give me the email on your account and your zip code?",
+            "I'm afraid I can't do that, it's outside our policy."], seed)
+        before += sum(bool(r.search(m.content)) for m in msgs[:3] for r in res)
+        after += sum(bool(r.search(msgs[3].content)) for r in res)
+        assert not msgs[0].relabel, msgs[0].content  # the opening still plays the demand
+    assert before == 0 and after >= 8, (before, after)
+
+
+def test_no_offer_of_more_or_question_whether_it_helped_after_an_answer(support):
+    """"Does that help?", "Is that what you were after from me?" after an email address are the agent's
+    words: a customer unsure of itself says its doubt, it does not ask whether the agent got enough."""
+    offer = re.compile(r"\b(?:does that help|is (?:that|this) (?:what you|enough|okay|the right)|anything else you|more to go on|"
+                       r"from my end|on my side)\b", re.I)
+    t = support.tasks[TASK]
+    for seed in range(40):
+        for dims in (P(verbosity="normal"), P(verbosity="chatty", age_group="senior"), P(temperament="hostile", verbosity="normal")):
+            msgs = _episode_in(support, t, dims, [None, "confused", "confused"], [
+                "To verify your identity, could you give me the email on your account and your zip code?",
+                "Which would you prefer, a refund or a replacement?"], seed)
+            assert not any(offer.search(m.content) for m in msgs), [m.content for m in msgs]
+
+
+@pytest.mark.parametrize("age_group", ["senior", "young", "middle"])
+def test_a_goodbye_after_nothing_was_done_praises_no_help(support, age_group):
+    """"You've been ever so helpful today" after the customer said no and nothing changed: with nothing
+    done for it in the episode, the goodbye thanks for no help and says nothing was sorted."""
+    praise = re.compile(r"\b(?:helpful|kind|patient|for sorting|sorted|for the help|for your help|so much|kindly|ever so|a lot)\b", re.I)
+    t = support.tasks[TASK]
+    for seed in range(30):
+        bye = _episode_in(support, t, P(verbosity="normal", age_group=age_group), [None, None], [
+            "Understood, I've left everything as it is. Is there anything else I can help you with?"], seed, goal_changes=False)[1]
+        assert bye.stop and not praise.search(bye.content), bye.content
+
+
+def test_a_find_after_an_empty_doorstep_is_told_as_what_happened_next(support):
+    """"No parcel ... Rosa at number 14 had taken it in." contradicts itself: a neighbour's find after an
+    empty doorstep, told in one message, goes on from it (but, so, then), and what happened while it went
+    to look comes before what it found, not as an aside after it."""
+    from domains.support.agents.reading import found_parcel
+
+    t = support.tasks["sup_neighbour_has_it"]
+    calls = {"check_doorstep": "No parcel at the front door or in the mailbox.",
+             "ask_neighbour": "My neighbour (Rosa at no. 14) had the parcel and handed it over. Everything inside looks fine."}
+    talk = _line_res(support.situations["off_topic"].scripted)
+    asides = 0
+    for seed in range(40):
+        said = _episode_in(support, t, P(verbosity="normal"), [None, "off_topic"], [
+            "The tracking notes it was left with a neighbour. Could you check your doorstep and mailbox, and ask "
+            "your neighbours whether they took it in?"], seed, call_tool=lambda n, a: calls[n])[1].content
+        rosa = next(s for s in re.split(r"(?<=[.!?])\s+", said) if "Rosa" in s)
+        assert re.match(r"(?:But|So|Then)\b", rosa), said
+        assert found_parcel(said), said
+        hit = [r.search(said) for r in talk]
+        hit = [m for m in hit if m]
+        if hit:
+            asides += 1
+            report = min(i for i in (said.lower().find(w) for w in ("door", "outside", "mailbox", "parcel")) if i >= 0)
+            assert min(m.start() for m in hit) < report, said
+    assert asides >= 5

@@ -4,7 +4,7 @@ A situation's scripted lines (``ScriptedLines``) wrap the user's message. A line
 fits a point when its ``fits`` entry allows it: the opening or a later turn, an
 answer to the agent's question or not, a line about a pause only where there was one
 (the user went and checked something, or was asked to wait), a persona's own line only from that
-persona, thanks only right after the agent did something for the user, and warm lines
+persona, pushing back on a no only once there was one, thanks only right after the agent did something for the user, and warm lines
 (thanks, kind words) never from a cold persona nor after a turn played in a cold mood.
 A cold mood (angry, hurried) speaks its lines only where they react to something: the
 opening's complaint, or what the agent just did (a refusal, a delay, a question asked
@@ -47,6 +47,7 @@ class Point:
     changed: bool = True  # the user has changed its mind this episode
     done: bool = False  # the agent has just done what the user agreed to (since its last message)
     refused: bool = False  # the agent's message the user answers is a refusal
+    refused_once: bool = False  # the agent has refused something this episode (this message or before)
     key: int | None = None  # a stable number per episode and situation: which realisation it speaks
     # the agent's message gives a mood something to react to: a refusal, a delay, a question
     # asked again, a long wait (a plain question or a proposal gives it none)
@@ -105,6 +106,8 @@ def fits(line: str, fit: LineFit | None, at: Point) -> bool:
     if fit.answering and not at.answering:
         return False
     if fit.after_help and not at.helped or fit.after_change and not at.changed or fit.deciding and not at.deciding:
+        return False
+    if fit.after_refusal and not (at.refused or at.refused_once):
         return False
     # no thanks from a cold mood, nor in answer to a refusal ("Then I want a manager. Cheers.")
     return not (fit.warm and (at.cold or at.refused))
@@ -166,6 +169,11 @@ def enact(lines: ScriptedLines | None, at: Point, rng: random.Random) -> Enacted
     elif not at.opening and at.answering and out[0] and out[1]:
         # a person answering a question answers, with at most one remark after it
         out[0] = ""
+    fit = lines.fits.get(out[1])
+    if out[1] and not out[0] and fit is not None and fit.at == "pause":
+        # what happened while it went to look comes first, then what it found ("Sorry for the wait,
+        # the dog followed me out. Nothing at the door, ..."), not as an aside after the report
+        out = [out[1], ""]
     chosen = tuple(x for x in out if x)
     aside = lines.aside and bool(chosen)
     return Enacted(realise(out[0], at.key), realise(out[1], at.key), played, chosen, aside)

@@ -34,6 +34,8 @@ DEFAULTS: dict[str, list[str]] = {
     "no_preference": ["Whichever you think is best.", "Either is fine."],
     "thanks_result": ["Great, thank you.", "That's good to hear, thanks."],
     "goodbye": ["No, that's all. Bye.", "That's everything, thanks. Goodbye."],
+    # the answer to "anything else?" when the agent has done nothing for the user (no praise for help)
+    "closing_unhelped": ["No, that's all. Bye.", "No, that's everything. Goodbye."],
     "what_needed": ["What do you need from me?", "Sure, what do you need?"],
     # yes to a proposed change; later variants for a conversation that agrees to several changes
     "accept": ["Yes, please go ahead.", "Yes, please do that.", "Yes, go ahead with that one too."],
@@ -84,7 +86,12 @@ class _Matched(Spec):
 class Report(_Matched):
     """One thing a user tool can find, as a person tells it: ``match`` (a regular expression with
     named groups) over the start of what is left of the tool's result, ``say`` its tellings
-    (``{group}`` is the group's text), ``when`` the persona it fits (none: everyone)."""
+    (``{group}`` is the group's text), ``when`` the persona it fits (none: everyone); ``joined``
+    its tellings when it goes on from another check's report in the same message (a find after
+    "nothing at the door" is told as what happened next, "But I tried number 14 and ...", not as a
+    second account beside the first: "No parcel. Rosa at number 14 had taken it in.")."""
+
+    joined: list[str] = Field(default_factory=list)
 
 
 class Rephrase(_Matched):
@@ -97,6 +104,18 @@ class Rephrase(_Matched):
     keep: bool = True
 
 
+class Typing(Spec):
+    """How a persona types, the same in every message of the conversation (the first entry whose
+    ``when`` it matches): ``semicolons`` false runs its clauses on with a comma, as a casual or
+    angry typist does ("..., the rest came"), wherever the words came from (the task's, a pool's, a situation's)."""
+
+    when: dict[str, str] = Field(default_factory=dict)
+    semicolons: bool = True
+    drop: list[str] = Field(default_factory=list)
+    """Patterns (case-insensitive) of courtesies this typist never writes, dropped from any message
+    (an angry customer's ", sorry" after "I'm not good with apps"), whatever line it came from."""
+
+
 class RepliesFile(Spec):
     replies: dict[str, list[ReplyLines]] = Field(default_factory=dict)
     cold_when: list[dict[str, str]] = Field(default_factory=list)
@@ -106,6 +125,10 @@ class RepliesFile(Spec):
     user answers as people do ("It's X.", "X") rather than reading the task's sentence out."""
     reports: dict[str, list[Report]] = Field(default_factory=dict)
     rephrase: list[Rephrase] = Field(default_factory=list)
+    typing: list[Typing] = Field(default_factory=list)
+    mood_words: list[Rephrase] = Field(default_factory=list)
+    """Rewordings of the user's own requests and facts in its mood, applied after ``rephrase`` (over
+    its words): an angry customer's request without the courtesy a task wrote for a calm one."""
     """Other wordings of stretches of the user's own requests and facts, drawn per episode, so that
     the same task's repeats, and a family's tasks, do not put a request in the same words."""
     """Per user tool, what it finds told in a person's words ("Nothing at the door, and the
@@ -151,10 +174,11 @@ class Replies:
                 return [t.replace("{value}", value) for t in entry.say]
         return [fact]
 
-    def report(self, tool: str, result: str, dims: dict[str, str], key: int) -> str:
+    def report(self, tool: str, result: str, dims: dict[str, str], key: int, after: bool = False) -> str:
         """``result`` of user tool ``tool`` in this persona's words: each stretch a ``reports``
         pattern matches (from the start of what is left) told in one of its tellings, the way
-        ``key`` says; a stretch none matches is kept as the tool put it."""
+        ``key`` says; a stretch none matches is kept as the tool put it. ``after``: the report goes
+        on from another check's in one message (its first stretch told ``joined``, where it has such)."""
         reports = [r for r in self.spec.reports.get(tool, []) if all(dims.get(k) == v for k, v in r.when.items())]
         if not reports:
             return result
@@ -164,7 +188,8 @@ class Replies:
                 m = re.match(r.match, rest)
                 if m and m.end() > 0:
                     n += 1
-                    line = r.say[stable_hash(f"{key}:{n}:{r.match}") % len(r.say)]
+                    tellings = r.joined if after and n == 1 and r.joined else r.say
+                    line = tellings[stable_hash(f"{key}:{n}:{r.match}") % len(tellings)]
                     line = realise(line, stable_hash(f"{key}:{n}"))
                     for name, value in m.groupdict().items():
                         line = line.replace("{" + name + "}", value or "")
@@ -188,9 +213,17 @@ class Replies:
     def rephrase(self, text: str, dims: dict[str, str], key: int) -> str:
         """``text`` (a request or a fact as the task writes it) in this episode's words: each
         ``rephrase`` entry fitting the persona rewords its first match, the way ``key`` says (for
-        the first entry of a persona's that matches a stretch; a later one sees the new words)."""
+        the first entry of a persona's that matches a stretch; a later one sees the new words);
+        then the persona's ``mood_words`` over the new words."""
+        text = self._reword(self.spec.rephrase, text, dims, key)
+        for n in range(3 if self.spec.mood_words else 0):  # every courtesy of the text, not only the first
+            text = self._reword(self.spec.mood_words, text, dims, key + 1 + n)
+        return text
+
+    @staticmethod
+    def _reword(entries: list[Rephrase], text: str, dims: dict[str, str], key: int) -> str:
         done: list[tuple[int, int]] = []  # stretches already reworded: not reworded again
-        for i, rp in enumerate(self.spec.rephrase):
+        for i, rp in enumerate(entries):
             if not all(dims.get(k) == v for k, v in rp.when.items()):
                 continue
             m = re.search(rp.match, text, re.I)
@@ -201,7 +234,7 @@ class Replies:
             if h % n == len(rp.say):
                 done.append((m.start(), m.start() + len(m.group(0))))
                 continue
-            new = realise(rp.say[h % n], h)
+            new, before = realise(rp.say[h % n], h), text
             for name, value in m.groupdict().items():
                 new = new.replace("{" + name + "}", value or "")
             new = re.sub(r"  +", " ", new).strip()
@@ -210,10 +243,25 @@ class Replies:
                 new = new[:1].upper() + new[1:]
             elif new and m.group(0)[:1].islower() and not re.match(r"I\b|I'", new):
                 new = new[:1].lower() + new[1:]
-            text = text[:m.start()] + new + text[m.end():]
-            shift = len(new) - len(m.group(0))
+            rest = text[m.end():]
+            if not new and start_of_sentence:  # a stretch dropped from a sentence's start: the rest starts it
+                rest = rest.lstrip()
+                rest = rest[:1].upper() + rest[1:]
+            text = text[:m.start()] + new + rest
+            shift = len(text) - len(before)
             done = [(a + shift if a >= m.end() else a, b + shift if b >= m.end() else b) for a, b in done]
             done.append((m.start(), m.start() + len(new)))
+        return text
+
+    def typed(self, text: str, dims: dict[str, str]) -> str:
+        """``text`` (a whole message) as this persona types (``typing``): one style throughout."""
+        style = next((t for t in self.spec.typing if all(dims.get(k) == v for k, v in t.when.items())), None)
+        if style is None:
+            return text
+        if not style.semicolons and ";" in text:
+            text = re.sub(r"\s*;\s+", ", ", text)
+        for pattern in style.drop:
+            text = re.sub(pattern, "", text, flags=re.I)
         return text
 
     def volunteered_beside(self, dims: dict[str, str]) -> list[str]:

@@ -123,6 +123,9 @@ class ScriptedUser:
     said: set[str] = field(default_factory=set)
     lines_said: set[str] = field(default_factory=set)  # situation lines used (each said once)
     cold_seen: bool = False
+    # the voice of the last cold mood played (an angry or hurried turn): it carries on in the
+    # customer's own words for the rest of the episode, not an outburst and then a form
+    mood: dict[str, str] = field(default_factory=dict)
     uses: dict[str, int] = field(default_factory=dict)
     variants_said: set[str] = field(default_factory=set)  # the replies of its own it has said
     thanked: bool = False  # thanked for the result; the next message gets its goodbye
@@ -131,7 +134,9 @@ class ScriptedUser:
     _seed: int | None = None
     _done_now: bool = False
     _refused_now: bool = False
+    refused_seen: bool = False  # the agent has refused something this episode
     _helped_now: bool = False  # the agent did something for it since its last message
+    helped_any: bool = False  # the agent has done something for it this episode (a state-changing call)
     _react: bool = False  # the agent's message gives a mood something to react to
     _pause: bool = False  # it comes back from checking something, or was asked to wait
     _deciding: bool = False  # the agent's message puts a proposal or a choice to it
@@ -154,7 +159,7 @@ class ScriptedUser:
             en = enact(lines, self._point(turn, lines, cold, opening=True, answering=False), turn.rng)
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
-            body = " ".join([self._request(sc, 0, replies, own), *facts])
+            body = " ".join([self._request(sc, 0, replies, dims), *facts])
             # one aside a message: none beside the situation's own (small talk), none in an angry voice
             aside = "" if en.aside else realise(say.pick(say.opening_aside, dims, key=self._key("opening_aside")), self._key("opening_aside"))
             if aside:
@@ -167,6 +172,7 @@ class ScriptedUser:
         # proposal, then an agent tool run since the user's last message): no angry or hurried line
         # wraps the next message ("I'm livid!" after a refund); just refused: no thanks ("Cheers.")
         self._refused_now = r.refusal
+        self.refused_seen |= r.refusal
         last_user = max((i for i, e in enumerate(turn.events) if getattr(e, "kind", "") == "user"), default=-1)
         self._done_now = self.agreed and any(
             getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" and getattr(e, "ok", True)
@@ -177,6 +183,7 @@ class ScriptedUser:
             getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" and getattr(e, "ok", True)
             and (helping is None or getattr(getattr(e, "call", None), "name", None) in helping)
             for e in turn.events[last_user + 1:])
+        self.helped_any |= self._helped_now
         # what a mood may react to: a refusal, a wait, no progress, a long wait with nothing done yet
         agent_said = sum(getattr(e, "kind", "") == "agent" for e in turn.events)
         done_any = any(getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent"
@@ -185,12 +192,16 @@ class ScriptedUser:
         # (a long wait is no reason to snap at the proposal that ends it)
         self._react = r.refusal or r.delay or self.idle_turns > 0 or (agent_said >= LONG_WAIT and not done_any and not self._deciding)
         self._pause = False  # set below when it goes and checks something
-        dims = own  # the goal-met replies below are the persona's own (no situation is played there)
+        # the goal-met replies below are the persona's own (no situation is played there), in the
+        # mood it has shown
+        dims = self._carried(own)
 
         mc = sc.mind_change
         if mc and not self.mind_changed and self._triggers(mc, msg, r, self.pending):
             self.mind_changed, self.pending, self._deciding = True, False, True
-            return self._wrapped(turn, say, self._voiced(own, lines), mc.say, lines, cold, answering=False)
+            dims = self._voiced(own, lines)
+            return self._wrapped(turn, say, dims, replies.rephrase(mc.say, dims, self._key("mind_change")), lines, cold,
+                                 answering=False)
 
         if turn.goal_met and not self._more_left(sc):
             # a person thanks for the result, answers "anything else?" and says goodbye; told the
@@ -272,7 +283,8 @@ class ScriptedUser:
                 checks.append(use)
         # it went and looked: a pause, where a person may say what happened meanwhile
         self._pause |= bool(checks)
-        reports = [self._use_tool(turn, rec, use, replies, dims) for use in sorted(checks, key=lambda u: self._where(u.topic, mentions))]
+        reports = [self._use_tool(turn, rec, use, replies, dims, after=i > 0)
+                   for i, use in enumerate(sorted(checks, key=lambda u: self._where(u.topic, mentions)))]
         parts.extend(self._reports_joined(reports))
         told = len(parts) > int(asked_back)  # facts or what it checked: an answer, not "what do you need?"
 
@@ -284,7 +296,7 @@ class ScriptedUser:
         if moving_on:
             self.pending, self.idle_turns = False, 0
             self.raised += 1
-            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=True)
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, dims), lines, cold, answering=True)
         if r.confirm and not gave_preference and not told_on_proposal and general is None:
             if sc.accepts:
                 self.agreed = True
@@ -304,7 +316,7 @@ class ScriptedUser:
             # a person with more to ask raises the next rather than saying "okay" and leaving
             self.pending, self.idle_turns = False, 0
             self.raised += 1
-            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=False)
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, dims), lines, cold, answering=False)
         elif r.refusal and not parts and r.choice:
             # a refusal that offers other remedies: not "is there really nothing you can do?"
             parts.append(self._variant(replies, "no_preference", dims))
@@ -316,7 +328,7 @@ class ScriptedUser:
             # that request in mind brings it up rather than saying "I don't know"
             self.pending, self.idle_turns = False, 0
             self.raised += 1
-            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, own), lines, cold, answering=True)
+            return self._wrapped(turn, say, dims, self._request(sc, self.raised, replies, dims), lines, cold, answering=True)
         elif r.refusal and not parts:
             self.refusals += 1
             if self.refusals >= REFUSALS_ACCEPTED_AFTER or r.closing:
@@ -335,7 +347,7 @@ class ScriptedUser:
 
         elif r.what_wanted and not parts:
             # asked what it wants: the request in hand again, in other words each time
-            current = self._request(sc, self.raised, replies, own)
+            current = self._request(sc, self.raised, replies, dims)
             self._react = True  # it said this already: something to react to
             parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(current)}")
             return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
@@ -368,16 +380,23 @@ class ScriptedUser:
         """The persona's dimension values with the drawn situation's ``voice`` over them, where the
         situation is played at all (not an opening-only one later, not a cold one right after the
         agent did what was agreed): its yes, facts and "I don't know" carry the mood themselves."""
+        own = self._carried(own)
         if lines is None or not lines.voice:
             return own
         if lines.at == "opening" and not opening or lines.cold and self._done_now and not opening:
             return own
         return {**own, **lines.voice}
 
+    def _carried(self, own: dict[str, str]) -> dict[str, str]:
+        """The persona's values in the mood it has shown this episode: once an angry or hurried turn
+        was played, its voice carries on (short, clipped) in every later answer, whatever the turn's
+        situation ("Quick as you can." then "Yes, please go ahead, that sounds right." is two people)."""
+        return {**own, **self.mood} if self.mood else own
+
     def _point(self, turn: UserTurn, lines: Any, cold: bool, opening: bool, answering: bool) -> Point:
         return Point(opening=opening, answering=answering, cold=cold or bool(lines and lines.cold),
                      said=frozenset(self.lines_said), helped=self._helped_now, changed=self.mind_changed,
-                     done=self._done_now, refused=self._refused_now, react=self._react, pause=self._pause,
+                     done=self._done_now, refused=self._refused_now, refused_once=self.refused_seen, react=self._react, pause=self._pause,
                      persona=self._dims, deciding=self._deciding,
                      key=self._key(turn.situation.id if turn.situation else ""))
 
@@ -441,9 +460,14 @@ class ScriptedUser:
 
     def _closing(self, say: ScriptedWords, dims: dict[str, str], replies: Replies, r: Reading) -> str:
         """The persona taking a refusal ("Fine, I'm done here") when the agent's last word was
-        one; else the persona's closing (good news, or something done)."""
+        one; else the persona's closing (good news, or something done), or, when the agent has done
+        nothing for it this episode, a goodbye that thanks for no help."""
         if r.refusal:
             return self._variant(replies, "accept_refusal", dims)
+        if not self.helped_any and self._variant_exists(replies, "closing_unhelped"):
+            # nothing was done for it (it said no, or was only told something): no praise for help
+            # ("You've been ever so helpful today", "Thanks for sorting it.") in its goodbye
+            return self._variant(replies, "closing_unhelped", dims)
         return realise(say.pick(say.closing, dims, say.closing_default, key=self._key("closing")), self._key("closing"))
 
     def _key(self, kind: str) -> int:
@@ -489,7 +513,8 @@ class ScriptedUser:
         kind_ok |= mc.act == "done" and pending and not r.confirm
         return kind_ok and (mc.topic is None or mc.topic in r.mentioned)
 
-    def _use_tool(self, turn: UserTurn, rec: Recogniser, use: Any, replies: Replies, dims: dict[str, str]) -> str:
+    def _use_tool(self, turn: UserTurn, rec: Recogniser, use: Any, replies: Replies, dims: dict[str, str],
+                  after: bool = False) -> str:
         spoken = [e.content for e in turn.events if getattr(e, "kind", "") == "user"]
         args = resolve_arguments(use, rec, turn.task.scenario, spoken, self.revealed)
         if args is None:
@@ -503,7 +528,7 @@ class ScriptedUser:
         # the task's words for it may hold alternations ("{I checked|I had a look}: {result}"): this episode's
         if not ok:
             return self._variant(replies, "cannot_check", dims)
-        told = replies.report(use.tool, out, dims, self._key(f"report:{use.tool}"))
+        told = replies.report(use.tool, out, dims, self._key(f"report:{use.tool}"), after=after)
         return realise(use.say, self._key("tool_say")).replace("{result}", told)
 
     def _variant(self, replies: Replies, kind: str, dims: dict[str, str]) -> str:
@@ -536,10 +561,11 @@ class ScriptedUser:
 
     def _reply(self, turn: UserTurn, say: ScriptedWords, dims: dict[str, str], prefix: str, body: str, suffix: str,
                played: bool, lines: Any, opening: bool = False, chosen: tuple[str, ...] = ()) -> UserReply:
-        text = self._compose(say, dims, prefix, body, suffix, opening)
+        typed = (turn.replies or Replies()).typed
+        text = typed(self._compose(say, dims, prefix, body, suffix, opening), dims)
         wrapped = True
         if text in self.said:  # never the same message twice: drop the wrapping, then leave
-            text = self._compose(say, dims, "", body, "", opening)
+            text = typed(self._compose(say, dims, "", body, "", opening), dims)
             if text in self.said:
                 return self._leave(say, dims, "", turn.replies or Replies(), "stuck")
             played = played and not (prefix or suffix)
@@ -549,14 +575,15 @@ class ScriptedUser:
             self.lines_said |= set(chosen)
         if played and lines is not None and lines.cold:
             self.cold_seen = True
+            self.mood = dict(lines.voice)
         return UserReply(text, relabel=not played, played=None)
 
     def _leave(self, say: ScriptedWords, dims: dict[str, str], text: str, replies: Replies, fallback: str) -> UserReply:
-        text = self._compose(say, dims, "", text, "")
+        text = replies.typed(self._compose(say, dims, "", text, ""), dims)
         for _ in range(4):
             if text and text not in self.said:
                 break
-            text = self._compose(say, dims, "", self._variant(replies, fallback, dims), "")
+            text = replies.typed(self._compose(say, dims, "", self._variant(replies, fallback, dims), ""), dims)
         self.said.add(text)
         # a goodbye plays no situation (no situation's lines wrap it): labelled as what it is
         return UserReply(f"{text} {STOP_TOKEN}", stop=True, relabel=True, played=None)

@@ -291,6 +291,8 @@ class LineFit(Spec):
     ``after_change``: only once the user has changed its mind ("sorry, I keep going back and forth").
     ``deciding``: only where the user has something to decide (a proposal, a choice, its change of
     mind): "hmm, let me think" before its own email address is a person unsure of it.
+    ``after_refusal``: only once the agent has refused something this conversation (this message or
+    an earlier one): "You'd do it for anyone else." pushes back on a no, and before one is anger from nowhere.
     ``when``: only from a persona with these dimension values (an aside is that person's own)."""
 
     at: Literal["any", "opening", "later", "pause"] = "any"
@@ -299,6 +301,7 @@ class LineFit(Spec):
     after_help: bool = False
     after_change: bool = False
     deciding: bool = False
+    after_refusal: bool = False
     when: dict[str, str] = Field(default_factory=dict)
 
 
