@@ -420,22 +420,25 @@ def test_a_carrying_student_states_its_wrong_first_step_and_the_answer_it_carrie
     assert all(parse_number(first) != parse_number(st["result"]) for st in task.extra["student_mind"]["steps"])
 
 
-def test_the_student_points_to_its_problem_and_never_reads_it_out(dom):
-    """A student names its problem ("the one about the pizza slices"), as a person pointing to the
-    problem on the tutor's screen does; it never recites the statement, nor a clause of it."""
-    from graders.repetition import long_enough, sentence_key, sentences
+def test_the_student_names_or_restates_its_problem_and_never_copies_it_out(dom):
+    """A student names its problem ("the one about the pizza slices") or, as most children in the
+    person-written conversations did, restates it in shorthand ("coat $60, 20% off. sale price?",
+    ``domains/tutoring/shorthand.py``) with every number of it; it never copies the statement out whole."""
+    from graders.repetition import sentence_key
 
-    quoted, named = [], 0
+    copied, named, restated = [], 0, 0
     for t, rec in _offline_episodes(dom, "socratic"):
         mind = t.extra["student_mind"]
-        own = {sentence_key(s) for s in sentences(mind["statement"])} | {
-            sentence_key(c) for c in re.split(r"[.,;?!]\s+", mind["statement"])}
-        own = {k for k in own if long_enough(k)}
         said = [e.content for e in rec.transcript if isinstance(e, UserEvent)]
-        quoted += [(t.id, x) for x in said if any(k in sentence_key(x) for k in own)]
-        named += any(a.lower() in said[0].lower() for a in mind.get("about") or [])  # (a terse student types in lower case)
-    assert not quoted, quoted[:3]
-    assert named >= 0.9 * len(_offline_episodes(dom, "socratic")), named
+        copied += [(t.id, x) for x in said if sentence_key(mind["statement"]) in sentence_key(x)]
+        if any(a.lower() in said[0].lower() for a in mind.get("about") or []):  # (a terse student types in lower case)
+            named += 1
+        elif set(numbers_in(mind["statement"])) <= set(numbers_in(said[0])):
+            restated += 1
+    n = len(_offline_episodes(dom, "socratic"))
+    assert not copied, copied[:3]
+    assert named + restated >= 0.9 * n, (named, restated, n)
+    assert named >= 0.2 * n and restated >= 0.3 * n, (named, restated, n)
 
 
 @pytest.mark.parametrize("clause, name", [
@@ -480,7 +483,15 @@ def test_each_episode_is_another_student_and_one_seed_always_the_same_one(dom):
     # and its sentences are its own: beyond the answer, few sentences two of the openings share
     from graders.repetition import long_enough, sentence_key, sentences
 
-    keys = [{sentence_key(x) for x in sentences(o) if long_enough(sentence_key(x))} for o in openings]
+    # (the problem restated in shorthand is the same facts in every episode, as two children copying one
+    # worksheet would be: a sentence whose words are nearly all the statement's is not counted)
+    words = set(sentence_key(task.extra["student_mind"]["statement"]).replace("?", " ").replace(".", " ").replace(",", " ").split())
+
+    def restates(key):
+        ws = key.replace(",", " ").split()
+        return sum(w in words for w in ws) >= 0.8 * len(ws)
+
+    keys = [{sentence_key(x) for x in sentences(o) if long_enough(sentence_key(x)) and not restates(sentence_key(x))} for o in openings]
     shared = [k for i, a in enumerate(keys) for k in a if any(k in b for b in keys[i + 1:])]
     assert len(shared) <= 2, shared
 

@@ -89,10 +89,11 @@ def test_its_goodbye_remembers_only_a_mistake_it_let_go_of(played):
     for t, msgs in played:
         for i, m in enumerate(msgs):
             for code, mi in ideas().items():
-                if mi.remember and re.search(rf"(^|[.!?] ){re.escape(mi.remember)}[.!]", m, re.I) and "remember" in m.lower() + " ":
+                said = [r for r in mi.remember.split("|") if r and re.search(rf"(^|[.!?] ){re.escape(r)}[.!]", m, re.I)]
+                if said and i == len(msgs) - 1:
                     remembered += 1
                     assert any(took_up(code, x) for x in msgs[:i]), (t.id, m)
-    assert remembered >= 5
+    assert remembered >= 3
 
 
 def test_the_remember_lines_keep_short_sentences():
@@ -100,7 +101,7 @@ def test_the_remember_lines_keep_short_sentences():
         from domains.tutoring import student_lines as L
 
         for ln in L.REMEMBER[reg]:
-            for r in (mi.remember for mi in ideas().values()):
+            for r in (r for mi in ideas().values() for r in mi.remember.split("|")):
                 for sent in re.split(r"(?<=[.!?])\s+", ln.replace("{r}", r)):
                     assert len(sent.split()) <= 4, (reg, ln, r)
     assert expand("[a|b]") == ["A", "B"]

@@ -43,7 +43,7 @@ class MisconceptionIdeas:
     #: what the student says as it lets go, in a child's words: short, unsure and concrete, with slots its
     #: own working fills (``takeups``); a line whose slot its working cannot fill is not said
     takes_up: tuple[str, ...] = ()
-    #: what it says at its goodbye it will remember ("the 60"), once it let go of this one
+    #: what it says at its goodbye it will remember ("the 60"; one of ``a|b|c``), once it let go of this one
     remember: str = ""
 
 

@@ -63,6 +63,7 @@ from envs.spec.loading import load_list
 from envs.spec.schema import Situation
 
 from . import student_lines as L
+from .shorthand import shorthand
 from .hint_ideas import addressed_in, ideas, realisation, realisations, takeups
 from .problems import HERE, fmt, numbers_in, parse_number, worked_steps
 
@@ -747,8 +748,9 @@ class ScriptedStudent:
         mistake, now and then what it will remember of it ("I'll remember the 60."), as a person says."""
         pool = [x.replace("{x}", self.stated[-1] if self.stated else "it").replace("{u}", self.unit) for x in L.THANKS[self.register]]
         keep = [ideas()[c].remember for c in self.let_go_codes if c in ideas() and ideas()[c].remember]
-        if keep and turn.rng.random() < 0.5:
-            pool = [re.sub(r"(^|[.!?] )([a-z])", lambda g: g.group(1) + g.group(2).upper(), x.replace("{r}", keep[-1]))
+        if keep and turn.rng.random() < 0.3:
+            r = turn.rng.choice(keep[-1].split("|"))
+            pool = [re.sub(r"(^|[.!?] )([a-z])", lambda g: g.group(1) + g.group(2).upper(), x.replace("{r}", r))
                     for x in L.REMEMBER[self.register]]
         line = self._typed(turn.rng.choice(self._mine(turn, [x for x in pool if x not in self.said] or ["Thanks, bye."])))
         self.said.add(line)
@@ -770,7 +772,7 @@ class ScriptedStudent:
         # what its first step gave: the step's result, or the wrong value it carries on from (``first_value``)
         first = self.fmt(parse_number(self.cfg.get("first_value") or self.mind["steps"][0]["result"]))
         if self.cfg.get("step_one") == "ask":  # asks whether its first step is right before going on
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(p=ref))
+            parts.append(self._open_line(turn, L.OPEN_HELP[temper], ref))
             parts.append(self._pick(turn, L.ASK_STEP).format(r=first))
             # (the lines of its working that step is: it goes on from the next one)
             st = self.mind["steps"][0]
@@ -778,7 +780,7 @@ class ScriptedStudent:
             return " ".join(parts), "checks_step"
         if self.cfg.get("step_one") == "state" or (self.coincides and not self.cfg.get("working_when_asked")):  # brings its working along
             played = "solves_problem" if self.is_right(x) else "makes_mistake"
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper])).format(p=ref))
+            parts.append(self._open_line(turn, L.OPEN_CHECK[temper], ref))
             if self.coincides:
                 self.shown_wrong = True  # its working shows the misconception, though its answer is right
                 self._state(turn, x, parts, L.WITH_WORKING)
@@ -789,7 +791,7 @@ class ScriptedStudent:
             return " ".join(parts), played
         if self.cfg.get("self_corrects") and self.active and len(self.stages) > 1:
             # gives its first wrong answer, catches that mistake itself, and goes on to the next one's answer
-            parts.append(turn.rng.choice(L.OPEN_CHECK[temper]).format(p=ref))
+            parts.append(self._open_line(turn, L.OPEN_CHECK[temper], ref, mine=False))
             self._state(turn, x, parts, L.STATE["makes_mistake"])
             was_code, old = self.code, [c for c, _ in self._calcs()]
             self.active = False
@@ -802,12 +804,12 @@ class ScriptedStudent:
             return " ".join(parts), "makes_mistake"
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
-            parts.append(turn.rng.choice(self._mine(turn, L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper])).format(p=ref))
+            parts.append(self._open_line(turn, L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper], ref))
             if played == "frustrated":
                 parts.append(self._mood(turn, "frustrated"))
             self._state(turn, x, parts, L.STATE[played])
             return " ".join(parts), played
-        parts.append(turn.rng.choice(self._mine(turn, L.OPEN_HELP[temper])).format(p=ref))
+        parts.append(self._open_line(turn, L.OPEN_HELP[temper], ref))
         if self.cfg.get("opens_with_attempt") and sit not in ("ambiguous_answer",):
             self._state(turn, x, parts, L.STATE["opening_stuck"])
         if sit == "ambiguous_answer":
@@ -829,6 +831,15 @@ class ScriptedStudent:
         elif not self.stated:
             parts.append(self._pick(turn, L.OPEN_UNFINISHED))
         return " ".join(parts), sit
+
+    def _open_line(self, turn: UserTurn, pool: list[str], ref: str, mine: bool = True) -> str:
+        """Its first line: the problem restated in its own shorthand ("coat $60, 20% off. sale price?",
+        ``shorthand``), as most children do (a terse one nearly always), or one of ``pool`` pointing at it."""
+        terse = self.lowercase
+        if turn.rng.random() < (0.85 if terse else 0.5):
+            hi = "" if terse or turn.rng.random() < 0.5 else turn.rng.choice(["Hi!", "Hi.", "Hello!", "Hey.", "Hiya!"])
+            return " ".join(x for x in (hi, shorthand(self.mind["statement"], turn.rng, terse)) if x)
+        return turn.rng.choice(self._mine(turn, pool) if mine else pool).format(p=ref)
 
     def _problem_ref(self, turn: UserTurn) -> str:
         """How it names its problem in the opening: by what the problem is about ("the one about the
