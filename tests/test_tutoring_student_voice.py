@@ -4,7 +4,7 @@ Three blind raters gave the scripted student 1.17 of 5 against 3.67 for conversa
 and named, all alike: the student lets go of a mistake in the hint's own adult words ("the percent
 isn't a number of dollars by itself, it's out of every hundred"), announces success before any
 working ("I think I cracked it at last. Now I did ..."), and closes with one stock line ("less bad
-than expected"). Each is tested here as a class, over every task, not as one transcript's words.
+than expected"); the sixth and seventh rounds named a goodbye that sums up the lesson. Each is tested here as a class, over every task, not as one transcript's words.
 """
 
 from __future__ import annotations
@@ -83,25 +83,8 @@ def test_no_success_claimed_before_the_working(played):
     assert not bad, bad[:3]
 
 
-def test_its_goodbye_remembers_only_a_mistake_it_let_go_of(played):
-    """'The 60. I'll remember.' only after it let go of the time mistake in that conversation."""
-    remembered = 0
-    for t, msgs in played:
-        for i, m in enumerate(msgs):
-            for code, mi in ideas().items():
-                said = [r for r in mi.remember.split("|") if r and re.search(rf"(^|[.!?] ){re.escape(r)}[.!]", m, re.I)]
-                if said and i == len(msgs) - 1:
-                    remembered += 1
-                    assert any(took_up(code, x) for x in msgs[:i]), (t.id, m)
-    assert remembered >= 3
-
-
-def test_the_remember_lines_keep_short_sentences():
-    for reg in ("plain", "casual"):
-        from domains.tutoring import student_lines as L
-
-        for ln in L.REMEMBER[reg]:
-            for r in (r for mi in ideas().values() for r in mi.remember.split("|")):
-                for sent in re.split(r"(?<=[.!?])\s+", ln.replace("{r}", r)):
-                    assert len(sent.split()) <= 4, (reg, ln, r)
-    assert expand("[a|b]") == ["A", "B"]
+def test_its_goodbye_sums_up_no_lesson(played):
+    """'Plus or minus. Noted.' at the goodbye read as a lesson summary to every rater of two rounds: the
+    goodbye thanks, or says it is done, and names no mistake."""
+    for _, msgs in played:
+        assert not re.search(r"\b(noted|will remember|gonna remember)\b|i'll remember(?! that)", msgs[-1], re.I), msgs[-1]

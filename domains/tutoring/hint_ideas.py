@@ -43,8 +43,6 @@ class MisconceptionIdeas:
     #: what the student says as it lets go, in a child's words: short, unsure and concrete, with slots its
     #: own working fills (``takeups``); a line whose slot its working cannot fill is not said
     takes_up: tuple[str, ...] = ()
-    #: what it says at its goodbye it will remember ("the 60"; one of ``a|b|c``), once it let go of this one
-    remember: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -68,8 +66,7 @@ def ideas() -> dict[str, MisconceptionIdeas]:
                 raise SpecError(f"{path}: misconceptions.{code}.ideas.{i.get('id')}: no patterns")
             got.append(Idea(str(i["id"]), tuple(pats)))
         out[code] = MisconceptionIdeas(code, tuple(got), str(m.get("realises") or "Oh, I think I see what I did wrong."),
-                                       tuple(m.get("realises_also") or ()), tuple(m.get("takes_up") or ()),
-                                       str(m.get("remember") or ""))
+                                       tuple(m.get("realises_also") or ()), tuple(m.get("takes_up") or ()))
     return out
 
 

@@ -206,12 +206,6 @@ THANKS = {  # (short sentences, as a child's goodbye is: a long one would be the
         "K", "Ok", "Cool thanks",
     ),
 }
-# Its goodbye after letting go of a mistake: what it will remember ({r}: the misconception's ``remember``)
-REMEMBER = {  # (short sentences: a whole "I'll remember to check plus or minus" would be one template's)
-    "plain": expand("[Oh, okay|Okay|Yay|Oh good][.|!] [Thanks|Thank you][.|!] {r}. [I'll remember|Got it|I get it now][.|!]",
-                    "[Thanks|Thank you][!|.] {r}[!|.] [Got it.|I'll remember.|Noted.]"),
-    "casual": expand("[ok|k|oh ok]. {r}. [got it|noted|will remember][| thx]", "[ok|yay] thx[.|!] {r}. [got it|gonna remember]"),
-}
 # What it tried, asked (a task's ``tried`` fact, "I did {e} and got {n}."), in words of its own. {e} is the
 # calculation as the fact writes it; no word that reads as stating a result ("I have", "was") goes before it.
 TRIED = expand("I did {e} and got {n}[.|!]", "I [did|wrote|put] {e} = {n}[.|!| on my sheet.]",
