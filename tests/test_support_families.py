@@ -8,6 +8,7 @@ further requests one at a time and changes its mind after an action where the ta
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -93,7 +94,8 @@ def test_customer_raises_each_request_in_turn_and_stays_until_the_last(support):
     task = support.tasks["hard_three_requests_01"]
     ep, ev = _play(support, task, "careful")
     said = [e.content for e in ep if getattr(e, "kind", "") == "user"]
-    at = [next(i for i, s in enumerate(said) if r in s) for r in task.scenario.more_requests]
+    # each request found by its order (the customer words it in its own mood: an impatient one drops "please")
+    at = [next(i for i, s in enumerate(said) if re.search(r"O-\d+", r).group(0) in s) for r in task.scenario.more_requests]
     assert at == sorted(at) and ev.reward == 1.0
     assert ev.termination == "user_stop" and at[-1] < len(said) - 1  # it left only after the last was handled
 
@@ -110,6 +112,8 @@ def test_change_of_mind_after_the_action_changes_nothing(support):
     task = support.tasks["hard_mind_change_after_done_01"]
     ep, ev = _play(support, task, "careful")
     said = [e.content for e in ep if getattr(e, "kind", "") == "user"]
-    assert any(task.scenario.mind_change.say in s for s in said)
+    # (said in the customer's mood: a cold one drops the apology the task wrote, "Sorry, ...")
+    core = re.sub(r"^(?:sorry|please)[,.]?\s*", "", task.scenario.mind_change.say, flags=re.I).lower()
+    assert any(core in s.lower() for s in said)
     calls = [e.call.name for e in ep if getattr(e, "kind", "") == "tool"]
     assert "send_replacement" not in calls and ev.reward == 1.0
