@@ -192,6 +192,15 @@ def _group_key(line: str) -> str:
     return _key(_PLACEHOLDER.sub("0", line))
 
 
+_NUM = re.compile(r"\d+(?:\.\d+)?")
+_OPS = re.compile(r"[-+x/]")
+
+
+def _first_change(old: list[str], new: list[str]) -> int:
+    """The first line of a working that a let-go changed (``old`` and ``new``: its calculations)."""
+    return next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new) - 1))
+
+
 @lru_cache(maxsize=1)
 def _situations() -> dict[str, Situation]:
     return {s.id: s for s in load_list(Situation, HERE / "situations.yaml", "situations")}
@@ -568,7 +577,7 @@ class ScriptedStudent:
             self._next_stage()
             # what it does differently now starts at the first line of its working that changed
             new = [c for c, _ in self._calcs()]
-            self.changed_at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new) - 1))
+            self.changed_at = _first_change(old, new)
             self.step_at = self.changed_at - 1
             self.realised_now = self._let_go(turn, was_code, old, new, self.changed_at, was_answer)
             pre.append(self.realised_now)
@@ -642,22 +651,19 @@ class ScriptedStudent:
         ``_out`` once the message is built): alone, "60 not 100?" would read as an answer hedged."""
         if not code:
             return ""
-        num = re.compile(r"\d+(?:\.\d+)?")
-        ops = re.compile(r"[-+x/]")
-
         def nums(lines: list[str]) -> set[str]:
-            return {n for ln in lines for n in num.findall(ln)}
+            return {n for ln in lines for n in _NUM.findall(ln)}
 
         def opset(lines: list[str]) -> set[str]:
-            return {o for ln in lines for o in ops.findall(ln)}
+            return {o for ln in lines for o in _OPS.findall(ln)}
 
         ol = old[at] if 0 <= at < len(old) else ""
         nl = new[at] if 0 <= at < len(new) else ""
         words = {"+": "add", "-": "take away", "x": "times", "/": "divide"}
         gained = sorted(opset(new) - opset(old))
         lost = sorted(opset(old) - opset(new))
-        fresh = [n for n in num.findall(nl) if n not in nums(old)]
-        gone = [n for n in num.findall(ol) if n not in nums(new)]
+        fresh = [n for n in _NUM.findall(nl) if n not in nums(old)]
+        gone = [n for n in _NUM.findall(ol) if n not in nums(new)]
         pct = re.search(r"(\d+(?:\.\d+)?)\s*%", self.mind["statement"])
         slots = {"new": fresh[0] if fresh else "", "old": gone[0] if gone else "",
                  "op": words.get(gained[0], "") if len(gained) == 1 else "",
@@ -791,7 +797,7 @@ class ScriptedStudent:
             self.active = False
             self._next_stage()
             new = [c for c, _ in self._calcs()]
-            at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new) - 1))
+            at = _first_change(old, new)
             self.realised_now = self._let_go(turn, was_code, old, new, at, x, numbers=True)
             parts += [self._pick(turn, L.SELF_CATCH), self.realised_now]
             self._state(turn, self.current(), parts, L.SELF_REDO)
