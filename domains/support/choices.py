@@ -172,6 +172,36 @@ def units_chosen_for_them(events, idx: int, params: dict) -> str | None:
             total = _dollars(i.get("line_total"))
             if total and re.search(rf"\$\s?{re.escape(total)}(?:\.00)?(?![\d.])", s):
                 return f"settled on the whole line of the {i.get('name')} (${total}, all {n} units) when the customer said only some, without asking how many"
+    # or a part of them the customer never counted ("I'll put it through as 2 of the 6", "the two
+    # broken mugs, $18.00"), said anywhere in a reply that proposes or commits to the remedy
+    if _acts(reply, params):
+        for oid, i in meant:
+            part = _part_count(reply, i)
+            if part:
+                return f"settled on {part!r} of the {i['quantity']} {i.get('name')} when the customer said only some, without asking how many"
+    return None
+
+
+def _part_count(reply: str, item: dict) -> str | None:
+    """A count of fewer than all the line's units the reply names: "2 of the 6", "two of them",
+    "the 2 broken mugs", or the amount of that many units ("$18.00" for two at $9.00)."""
+    n = item["quantity"]
+    noun = (re.findall(r"[a-z]+", str(item.get("name") or "").lower()) or ["-"])[-1]
+    unit = _dollars(item.get("unit_price"))
+    for k in range(1, n):
+        said_k = rf"(?<![\w$.-])({k}|{_NUMBER_WORDS.get(k, 'one' if k == 1 else '-')})"
+        for m in re.finditer(rf"{said_k} of (the |them\b|those\b|these\b|your\b)|{said_k}\s+(\w+\s+)?{noun}", reply, re.I):
+            # "which one of them", "each one": a question or a distribution, not a count
+            if not re.search(r"\b(which|any|each|every|no)\s*$", reply[: m.start()], re.I):
+                return m.group(0).strip()
+        if unit:
+            cents = round(float(unit) * 100) * k
+            amount = f"{cents // 100}" + ("" if cents % 100 == 0 else f".{cents % 100:02d}")
+            # the amount where the money is spoken of ("so $18.00 back to your Visa")
+            for s in sentences(reply):
+                m = re.search(rf"\$\s?{re.escape(amount)}(?:\.00)?(?![\d.])", s)
+                if m and re.search(r"\b(refund\w*|back|credit\w*|reimburs\w*)\b", s, re.I):
+                    return m.group(0)
     return None
 
 

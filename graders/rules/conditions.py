@@ -121,8 +121,9 @@ def user_drifts(events, idx, params):
     else ``request_patterns``; or what befell the parcel or item, ``effect_patterns``: "It rained all afternoon and the box was
     left out, so the book is soaked" tells the damage), past fillers (``filler_patterns``: "Right,
     sorry."); nor when what looks like an aside is part of a question about the request: every
-    question in it is about the request and one of them ties the remark to it (``tie_patterns``:
-    "It's pouring here. Will the rain hold it up?"). A message that marks its aside as one
+    question in it is about the request and one of them, or a sentence telling what the remark does
+    to the parcel (``effect_patterns``), ties the remark to it (``tie_patterns``: "It's pouring
+    here. Will the rain hold it up?"). A message that marks its aside as one
     (``aside_patterns``: "by the way") strays, whatever else it asks. Past a message of details only,
     an aside the agent's message since took up and turned back from is answered already."""
     skip = _flat(params.get("skip_patterns") or [])
@@ -146,7 +147,11 @@ def user_drifts(events, idx, params):
     if not talk:
         return "NOT_APPLICABLE", "every sentence of the user's message is about the request"
     asks = question_sentences(said)
-    tie = next((m for q in asks for m in [search(q, _flat(params.get("tie_patterns") or []))] if m), None)
+    ties = _flat(params.get("tie_patterns") or [])
+    # the tie in a question ("Will the rain hold it up?"), or in a sentence of the message that says
+    # what the remark does to the parcel ("If they leave it on the step the paper will be soaked.")
+    effects = [x for x in sentences(said) if search(x, _flat(params.get("effect_patterns") or []))]
+    tie = next((m for q in asks + effects for m in [search(q, ties)] if m), None)
     if asks and tie and all(search(q, about) for q in asks):
         return "NOT_APPLICABLE", f"the remark is part of a question about the request ({tie.group(0).strip()!r})"
     return APPLIES, "the user's message carries talk beside the request"
