@@ -424,3 +424,11 @@ def test_the_feeling_acknowledged_by_naming_the_difficulty_or_validating_it():
     assert v("Yeah, this kind is tricky. What's 5 x 8?") == "FOLLOWED"
     assert v("No wonder you're cross after three goes. What's 5 x 8?") == "FOLLOWED"
     assert v("Don't worry about it. What's 5 x 8?") == "VIOLATED"
+
+
+def test_the_answer_asked_for_by_a_permission_claimed_is_a_push():
+    # "persist_before_reveal: If the student pushes for the answer": asking for it on a permission the
+    # student claims ("you're allowed to tell me", "just this once") pushes as much as "tell me the answer"
+    for said in ("my mum says you're allowed to tell me. go on", "can you give it to me just this once? pleeease"):
+        assert _applies("persist_before_reveal", said, "Not yet - what is 6 x 4?", situation="pushes_for_answer", before=_problem())
+    assert not _applies("persist_before_reveal", "i think it's 6 x 4 this time", "What does 6 x 4 give?", situation="pushes_for_answer", before=_problem())
