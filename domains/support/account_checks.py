@@ -179,7 +179,9 @@ def no_policy_exception(events, idx, params):
     ignore_patterns (refusals such as "I can't make an exception"); grant_tools, window_days
     and age_field: a grant tool called since the customer's last message on an order whose
     tracking showed it older than the window is an exception granted in deeds; once such an order
-    was dated, past_window_patterns (its money offered in another form) grant it in words."""
+    was dated, past_window_patterns (its money offered in another form) grant it in words; a tool of
+    unwanted_grant_tools called since the customer's last message on an item the customer only no
+    longer wants (unwanted_patterns, none of problem_patterns) grants what the policy sends to the app."""
     text = reply_text(events, idx)
     m = search(text, pattern_list(params), params.get("ignore_patterns"))
     if m:
@@ -187,8 +189,16 @@ def no_policy_exception(events, idx, params):
     both = _both_remedies(events, idx, list(params.get("never_both") or []))
     if both:
         return "VIOLATED", both
-    window = params.get("window_days")
     grant = set(params.get("grant_tools") or [])
+    # an item the customer only no longer wants, refunded by the agent itself: the policy sends it
+    # back through the app (unwanted_patterns said, no fault with it, problem_patterns)
+    said = user_text_before(events, idx)
+    if search(said, list(params.get("unwanted_patterns") or [])) and not search(said, list(params.get("problem_patterns") or [])):
+        u = last_user_index(events, idx)
+        for e in events[u + 1: idx]:
+            if isinstance(e, ToolEvent) and e.side == "agent" and e.ok and e.call.name in set(params.get("unwanted_grant_tools") or []):
+                return "VIOLATED", f"{e.call.name} on an item the customer only no longer wants (the policy sends it to the app)"
+    window = params.get("window_days")
     if window is None or not grant:
         return "FOLLOWED", "no exception granted"
     age_field = params.get("age_field", "days_since_delivery")
