@@ -19,6 +19,31 @@ played the run. The classes (the third round's complaints, `benchmarks/realism_r
 * ``form_report``: a check told as a form ("I've checked at the door: No parcel at ...");
 * ``labelled_fact``: a detail given as a form field ("Email: x.", "Zip: 40503.", "40503, zip.").
 
+The fifth round's classes (`benchmarks/realism_ratings/round5-support`), counted with fixed
+patterns of the classes (not the domain's lines, which the round changed):
+
+* ``detachable_mood_tag``: a sentence carrying anger or hurry that names nothing of the matter
+  (no order, item, amount, card, parcel, refund ... nor a word of the task's request) and could be
+  cut from any message: "I'm warning all my friends about this!", "Chop chop.", "Never again!";
+* ``anger_before_anything_wrong``: exasperation at the agent ("Seriously?", "for once", "I'm not
+  asking for a lot", "I know my rights", "don't waste my time") before the agent refused or put
+  off anything;
+* ``impatience_after_quick_fix``: "About time.", "Finally.", "Took long enough." where the agent
+  did what was asked within three of its messages, refusing and delaying nothing;
+* ``filler_opener``: a message opening on a word that answers nothing ("Right.", "Seriously?",
+  "Of course.", "Right, okay.", "Oh no,"); ``same_opener_twice``: episodes opening two messages
+  alike ("Oh no, not yet" then "Oh no, that's everything");
+* ``labelled_identity_tail``: a detail with its label after it, the slot frame raters named
+  ("x@example.com, that's the email.", "85701 for the zip.");
+* ``padded_yes``: a yes padded with a tail that adds nothing ("Yes, go ahead now, that works for me.");
+* ``stated_trait``: the persona's trait said outright ("I'm usually quite organised about this
+  stuff", "I'm not very techy", "I'm not good with apps");
+* ``pasted_small_talk``: chit-chat about nothing of the matter (the weather, the football, a podcast);
+* ``contradicting_report``: an empty doorstep and a find in one message with no going-round between
+  them ("No parcel. ... But thankfully Rosa at number 14 had taken it in.");
+* ``spec_after_anger``: a cold customer's later answer in a form's full wording ("Just one item:
+  the Classic Dutch Oven was not in the box of order O-90201, the rest came.").
+
 Prints one count per class (and the messages it was counted over). Asserts nothing.
 """
 
@@ -49,6 +74,122 @@ REFUSE = re.compile(r"\b(can't|cannot|unable|not able|isn't eligible|outside|cou
 FORM_REPORT = re.compile(r"(?:checked|looked|had a look|asked around|asked the neighbours|knocked next door|"
                          r"checked with the neighbours|went round the neighbours)[^.:!?]*: [A-Z]")
 LABEL = re.compile(r"(?:^|[.!?] )(?:Email|Zip|Zip code): |\b\d{5}, zip\.", re.I)
+
+
+# the fifth round's classes
+MOOD = re.compile(r"\b(ridiculous|useless|pathetic|disgraceful|unbelievable|shambles|joke|joking|kidding|fuming|livid|furious|"
+                  r"review|hurry|quick|quickly|fast|rush|chop chop|get on with it|crack on|all day|faster|sharpish|"
+                  r"waste my time|never again|friends|everyone I know|my whole family|the neighbours|my colleagues|people online|"
+                  r"mark my words|for once|shocking|worst|fed up|had enough|had it|what a mess|nonsense|unacceptable|"
+                  r"immediately|this minute|right now|meeting|train to catch|bus to catch|somewhere to be|in a rush|short on time|"
+                  r"haven't got long|make it fast|come on|seriously|sort it out|fix it|get it right|do it properly|sort it properly|"
+                  r"can't believe|having a laugh|you people|you lot)\b", re.I)
+MATTER = re.compile(r"O-\d+|\$\d|@|\d|\b(order|parcel|package|delivery|delivered|refund|money|card|charge|charged|address|box|"
+                    r"item|replacement|cancel|account|email|zip|statement|arrive|arrived|broken|smashed|damaged|cracked|missing|"
+                    r"person|human|manager|policy|rule|rules|window|days|weeks)\b", re.I)
+EXASPERATION = re.compile(r"^(?:seriously|unbelievable|great\. just great)\b|\bseriously\?|\bfor once\b|\bnot asking for (?:a lot|much|the moon)\b|"
+                          r"\bwon't take no\b|\bknow my rights\b|\bdon't waste my time\b|\bcome on\b|\btypical\b|"
+                          r"\bas usual\b|\bdo you (?:people|lot|guys) even\b|\byou people\b", re.I)
+LATE = re.compile(r"(?:^|[.!?] )(?:about time|finally|took (?:long enough|ages|forever)|at last)[.!]", re.I)
+YES = re.compile(r"^(?:yes|yeah|yep|fine|okay|right|go|do it|just|go ahead|no)\b", re.I)
+DELAY = re.compile(r"\b(one moment|a moment|bear with me|please wait|hold on|give me a|let me (?:check|look)|I'll (?:check|look))\b", re.I)
+FILLER_OPENING = re.compile(r"^(?:Right[.,]|Seriously\?|Unbelievable\.|Great\. Just great\.|Of course[.,]|Oh no,|Right, okay\.)")
+FILLER_LATER = re.compile(r"^(?:Of course\.|Right, okay\.|Oh no,|Right\.(?= \S))")
+LABEL_TAIL = re.compile(r"@\S+?(?:,| is) (?:that's )?the email\b|\b\d{5}(?:,)? for the zip\b|\b\d{5}, (?:that's )?the zip\b", re.I)
+PADDED_YES = re.compile(r"\b(?:go ahead|do it|do that|please do|go for it)\b[^.!?]*, that(?: works for me|'s fine|'s what I want| sounds right)", re.I)
+TRAIT = re.compile(r"\bI'm (?:usually|normally|generally|always) (?:pretty |quite |very )?(?:organised|careful|on top of)|"
+                   r"\bI (?:normally|usually|honestly) (?:wouldn't|don't|never) bother\b|"
+                   r"\bI'm not (?:very |terribly |all that )?(?:techy|good with computers|online-savvy|confident online|handy with)|"
+                   r"\bI'm not (?:great|good|very good|the best) with\b|\bI (?:get|always get|tend to get|do get) (?:muddled|confused|in a muddle|mixed up|in a pickle)\b", re.I)
+SMALL_TALK = re.compile(r"\b(the weather|the football|cooking show|podcast|pizza|roadworks|their garden)\b", re.I)
+EMPTY = re.compile(r"\b(no parcel|no sign of it|nothing there|and there's nothing|it's not there|nothing at the|nothing on the doorstep|are both empty)\b", re.I)
+FOUND = re.compile(r"\b(had it|had taken it in|taken it in|was with)\b", re.I)
+WENT = re.compile(r"\b(went|tried|knocked|asked|popped|go round|went round|checked with)\b", re.I)
+SPEC = re.compile(r"^(?:Just one item|The whole order|The refund for order): ", re.I)
+STOP = set("the a an and or but my it its it's this that for from with was were is are to of in on at i i'm i'd i've want "
+           "like would please have has had not no yes just me you your".split())
+
+
+def _task_words() -> dict[str, set[str]]:
+    """Per task, the words of its request and facts (what a sentence naming the matter shares)."""
+    import yaml
+
+    out = {}
+    for f in (ROOT / "tasks" / "support").glob("*.yaml"):
+        t = yaml.safe_load(f.read_text())
+        sc = t.get("scenario", {})
+        text = " ".join([sc.get("request", ""), *sc.get("more_requests", []), *sc.get("known_facts", []),
+                         *(h.get("fact", "") for h in sc.get("hidden_facts", []))])
+        out[t["id"]] = {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    return [x.strip() for x in re.split(r"(?<=[.!?])\s+", text) if x.strip()]
+
+
+def count_round5(records: list[dict], domain) -> tuple[collections.Counter, dict[str, list]]:
+    """The fifth round's classes over ``records`` (see the module docstring)."""
+    writes = {n for n, t in domain.agent_tools.tools.items() if t.mutates}
+    words = _task_words()
+    c: collections.Counter = collections.Counter()
+    seen: dict[str, list] = collections.defaultdict(list)
+
+    def hit(name: str, example) -> None:
+        c[name] += 1
+        seen[name].append(example)
+
+    for rec in records:
+        own = words.get(rec["task_id"], set())
+        helped_at, wrong, agents, prev, openers, cold = None, False, 0, "", collections.Counter(), False
+        users = [e for e in rec["transcript"] if e["kind"] == "user"]
+        for e in rec["transcript"]:
+            if e["kind"] == "tool" and e.get("side") == "agent" and e["call"]["name"] in writes and e.get("ok", True):
+                helped_at = agents if helped_at is None else helped_at
+            if e["kind"] == "agent":
+                agents += 1
+                prev = e["content"]
+                wrong |= bool(REFUSE.search(prev) or DELAY.search(prev))
+            if e["kind"] != "user":
+                continue
+            text, opening = e["content"].replace("###STOP###", "").strip(), e is users[0]
+            for s in _sentences(text):
+                # (a yes or a no in a hurried or angry voice is the answer in its own words, not a tag)
+                if MOOD.search(s) and not YES.match(s) and not COURTESY.search(s) and not MATTER.search(s) and not (set(re.findall(r"[a-z]{4,}", s.lower())) & own):
+                    hit("detachable_mood_tag", s)
+            if EXASPERATION.search(text) and not wrong:
+                hit("anger_before_anything_wrong", (prev[-80:], text))
+            if LATE.search(text) and helped_at is not None and helped_at <= 3 and not wrong:
+                hit("impatience_after_quick_fix", (agents, text))
+            if (FILLER_OPENING if opening else FILLER_LATER).match(text):
+                hit("filler_opener", text)
+            head = " ".join(text.split()[:2]).lower().rstrip(".,!?")
+            if len(head.split()) == 2 and not re.search(r"\d|@", head):
+                openers[head] += 1
+            if LABEL_TAIL.search(text):
+                hit("labelled_identity_tail", text)
+            if PADDED_YES.search(text):
+                hit("padded_yes", text)
+            if TRAIT.search(text):
+                hit("stated_trait", text)
+            if SMALL_TALK.search(text):
+                hit("pasted_small_talk", text)
+            m = EMPTY.search(text)
+            if m:
+                f = FOUND.search(text, m.end())
+                if f and not WENT.search(text, m.end(), f.start()):
+                    hit("contradicting_report", text)
+            cold |= e.get("situation") in ("furious", "impatient")
+            if cold and not opening and SPEC.match(text):
+                hit("spec_after_anger", text)
+        if any(n >= 2 for n in openers.values()):
+            hit("same_opener_twice", [k for k, n in openers.items() if n >= 2])
+    return c, seen
+
+
+ROUND5 = ["detachable_mood_tag", "anger_before_anything_wrong", "impatience_after_quick_fix", "filler_opener",
+          "same_opener_twice", "labelled_identity_tail", "padded_yes", "stated_trait", "pasted_small_talk",
+          "contradicting_report", "spec_after_anger"]
 
 
 def line_patterns(lines: list[str]) -> list[re.Pattern]:
@@ -136,6 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{c['episodes']} episodes, {c['messages']} customer messages, {c['answers_to_plain_asks']} answers to a plain ask")
     for name in CLASSES:
         print(f"  {name:28s} {c[name]}")
+    c5, seen5 = count_round5(records, get_domain("support"))
+    print("fifth round's classes:")
+    for name in ROUND5:
+        print(f"  {name:28s} {c5[name]}")
+    seen.update(seen5)
     rng = random.Random(1)
     for name in filter(None, args.examples.split(",")):
         print(f"== {name}")

@@ -101,7 +101,8 @@ def test_persona_register_shapes_the_opening():
     assert len(a) > len("Seriously? Please fix my thing. It is order A001.")
     assert any(b.startswith(g) for g in opts(support.scripted.greeting, calm.dimensions))
     greet = [g for g in opts(support.scripted.greeting, terse.dimensions) if c.startswith(g)]
-    assert greet and c.endswith("fix my thing. It is order A001.") and "please" not in c.lower()  # terse drops "please"
+    # (a hurried or angry persona's greeting is none: it starts on the matter)
+    assert greet and c.lower().endswith("fix my thing. it is order a001.") and "please" not in c.lower()  # terse drops "please"
     # Without a domain's words the user is neutral: no greeting, no aside, nothing dropped.
     assert say(ScriptedUser(), task, None, persona=hostile).content == "Please fix my thing. It is order A001."
 

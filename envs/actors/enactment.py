@@ -55,6 +55,9 @@ class Point:
     pause: bool = False  # the user comes back from checking something, or was asked to wait
     persona: Mapping[str, str] = field(default_factory=dict)  # the persona's dimension values
     deciding: bool = False  # the user decides something here (a proposal, a choice, a change of mind)
+    # what the message reacts to: "opening" (the complaint), "refusal", "delay", "again", "wait"
+    reasons: frozenset[str] = frozenset()
+    about: str = ""  # the request in hand, as the task writes it (what a line about the matter must fit)
 
 
 @dataclass
@@ -108,6 +111,10 @@ def fits(line: str, fit: LineFit | None, at: Point) -> bool:
     if fit.after_help and not at.helped or fit.after_change and not at.changed or fit.deciding and not at.deciding:
         return False
     if fit.after_refusal and not (at.refused or at.refused_once):
+        return False
+    if fit.reacts_to and not set(fit.reacts_to) & at.reasons:
+        return False
+    if fit.about and not re.search(fit.about, at.about, re.I):
         return False
     # no thanks from a cold mood, nor in answer to a refusal ("Then I want a manager. Cheers.")
     return not (fit.warm and (at.cold or at.refused))

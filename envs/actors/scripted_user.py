@@ -138,6 +138,8 @@ class ScriptedUser:
     _helped_now: bool = False  # the agent did something for it since its last message
     helped_any: bool = False  # the agent has done something for it this episode (a state-changing call)
     _react: bool = False  # the agent's message gives a mood something to react to
+    _reasons: set[str] = field(default_factory=set)  # what it reacts to (enactment.Point.reasons)
+    _slow: bool = False  # the help came only after a wait (a refusal, a delay, a long exchange)
     _pause: bool = False  # it comes back from checking something, or was asked to wait
     _deciding: bool = False  # the agent's message puts a proposal or a choice to it
     _dims: dict[str, str] = field(default_factory=dict)  # the persona's own dimension values
@@ -156,6 +158,7 @@ class ScriptedUser:
         if turn.agent_message is None:
             dims = self._voiced(own, lines, opening=True)
             self._react = self._pause = self._helped_now = self._deciding = False
+            self._reasons = {"opening"}
             en = enact(lines, self._point(turn, lines, cold, opening=True, answering=False), turn.rng)
             self.withheld = bool(lines and lines.withhold)
             facts = [] if self.withheld else sc.known_facts
@@ -191,6 +194,11 @@ class ScriptedUser:
         self._deciding = r.confirm or r.choice
         # (a long wait is no reason to snap at the proposal that ends it)
         self._react = r.refusal or r.delay or self.idle_turns > 0 or (agent_said >= LONG_WAIT and not done_any and not self._deciding)
+        self._reasons = {x for x, on in (("refusal", r.refusal), ("delay", r.delay),
+                                         ("wait", self.idle_turns > 0 or (agent_said >= LONG_WAIT and not done_any and not self._deciding)))
+                         if on}
+        # "About time." fits help that was slow in coming, not an instant fix
+        self._slow |= r.refusal or r.delay or (agent_said >= LONG_WAIT and not done_any)
         self._pause = False  # set below when it goes and checks something
         # the goal-met replies below are the persona's own (no situation is played there), in the
         # mood it has shown
@@ -211,7 +219,7 @@ class ScriptedUser:
                     return self._leave(say, dims, self._variant(replies, "goodbye", dims), replies, "goodbye")
                 return self._leave(say, dims, self._closing(say, dims, replies, r), replies, "goodbye")
             self.thanked = True
-            return self._reply(turn, say, dims, "", self._variant(replies, "thanks_result", dims), "", False, None)
+            return self._reply(turn, say, dims, "", self._variant(replies, "thanks_result", self._paced(dims)), "", False, None)
 
         # the message is in the drawn mood's own words ("Fine. x@example.com.", "Yes. Just do it.")
         dims = self._voiced(own, lines)
@@ -241,6 +249,8 @@ class ScriptedUser:
         # also asks something new (a person answers the new thing); a mood has that to react to
         if not parts:
             self._react |= bool(again)
+            if again:
+                self._reasons.add("again")
             for hf in again:
                 self.restated.add(hf.id)
                 parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(_bare(self._tell(hf, replies, dims, 'again')))}")
@@ -349,6 +359,7 @@ class ScriptedUser:
             # asked what it wants: the request in hand again, in other words each time
             current = self._request(sc, self.raised, replies, dims)
             self._react = True  # it said this already: something to react to
+            self._reasons.add("again")
             parts.append(f"{self._variant(replies, 'already_said', dims)} {_lower_first(current)}")
             return self._wrapped(turn, say, dims, parts[0], lines, cold, answering=True)
 
@@ -397,7 +408,8 @@ class ScriptedUser:
         return Point(opening=opening, answering=answering, cold=cold or bool(lines and lines.cold),
                      said=frozenset(self.lines_said), helped=self._helped_now, changed=self.mind_changed,
                      done=self._done_now, refused=self._refused_now, refused_once=self.refused_seen, react=self._react, pause=self._pause,
-                     persona=self._dims, deciding=self._deciding,
+                     persona=self._dims, deciding=self._deciding, reasons=frozenset(self._reasons),
+                     about=self._request_as_written(turn.task.scenario, min(self.raised, len(turn.task.scenario.more_requests or []))),
                      key=self._key(turn.situation.id if turn.situation else ""))
 
     def _own_values(self, turn: UserTurn, sc: Any, rec: Recogniser, r: Reading, replies: Replies, dims: dict[str, str],
@@ -462,6 +474,7 @@ class ScriptedUser:
         """The persona taking a refusal ("Fine, I'm done here") when the agent's last word was
         one; else the persona's closing (good news, or something done), or, when the agent has done
         nothing for it this episode, a goodbye that thanks for no help."""
+        dims = self._paced(dims)
         if r.refusal:
             return self._variant(replies, "accept_refusal", dims)
         if not self.helped_any and self._variant_exists(replies, "closing_unhelped"):
@@ -469,6 +482,11 @@ class ScriptedUser:
             # ("You've been ever so helpful today", "Thanks for sorting it.") in its goodbye
             return self._variant(replies, "closing_unhelped", dims)
         return realise(say.pick(say.closing, dims, say.closing_default, key=self._key("closing")), self._key("closing"))
+
+    def _paced(self, dims: dict[str, str]) -> dict[str, str]:
+        """``dims`` with how the help came (``wait``: ``long`` after a refusal, a delay or a long
+        exchange with nothing done, else ``short``): "About time." answers a slow fix, not an instant one."""
+        return {**dims, "wait": "long" if self._slow else "short"}
 
     def _key(self, kind: str) -> int:
         """A stable number per episode (its seed and task) and kind of line: which of its

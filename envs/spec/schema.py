@@ -293,9 +293,19 @@ class LineFit(Spec):
     mind): "hmm, let me think" before its own email address is a person unsure of it.
     ``after_refusal``: only once the agent has refused something this conversation (this message or
     an earlier one): "You'd do it for anyone else." pushes back on a no, and before one is anger from nowhere.
-    ``when``: only from a persona with these dimension values (an aside is that person's own)."""
+    ``when``: only from a persona with these dimension values (an aside is that person's own).
+    ``reacts_to``: only where the message reacts to one of these (``opening``: the complaint itself;
+    ``refusal``: the agent's no; ``delay``: a wait the agent named; ``again``: a question it answered
+    already; ``wait``: no progress, or a long wait with nothing done): a mood said about what happened,
+    not a tag that fits any message ("Chop chop." after an email address, "Get this right for once!"
+    before anything went wrong).
+    ``about``: only where the request in hand matches this pattern (case-insensitive): the line is
+    about the matter itself ("Does anyone check these before they go out?" for a damaged item, never
+    for a cancellation)."""
 
     at: Literal["any", "opening", "later", "pause"] = "any"
+    reacts_to: list[Literal["opening", "refusal", "delay", "again", "wait"]] = Field(default_factory=list)
+    about: str = ""
     answering: bool = False
     warm: bool = False
     after_help: bool = False
