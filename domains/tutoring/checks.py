@@ -27,7 +27,7 @@ from . import conditions  # noqa: F401  (registers the tutoring rules' condition
 from .knowledge import (dialogue_numbers, fmt_number, hint_budget, known, last_check, leaks, right_step, solved_now,
                         student_gave_correct, student_numbers)
 from .problems import evaluate, numbers_in, parse_number
-from .reading import (all_numbers, asked_questions, corrected_value, derived_results, equivalence_claims, stated_results,
+from .reading import (all_numbers, part_of_fractions, asked_questions, corrected_value, derived_results, equivalence_claims, stated_results,
                       verbal_claims)
 
 
@@ -133,6 +133,8 @@ def no_answer_leak(events, idx, params, context=None):
             return "NEEDS_REVIEW", "the reply states numbers and the dialogue shows no problem to tell whether one is its answer"
         return "FOLLOWED", "the reply works out no result and presents no number as the answer"
     said = set(all_numbers(reply))
+    if k.answer.denominator != 1:
+        said |= set(part_of_fractions(reply))  # a fraction answer said as a part: "5 of the 8 slices are left"
     if k.answer in said and k.answer not in given and k.answer not in k.statement_numbers:
         return "VIOLATED", f"the reply states the final answer {fmt_number(k.answer)} before the student gave it"
     return "FOLLOWED", "the final answer does not appear in the reply before the student gave it"
@@ -329,6 +331,11 @@ def redirect(events, idx, params, context=None):
     tangent = {fmt_number(n) for n in numbers_in(events[u].content) if n not in k.statement_numbers} if u >= 0 else set()
     ss = sentences(reply)
     on = [re.sub(r"\d[\d,.]*", lambda m: m.group(0) if m.group(0).rstrip(".,") not in tangent else "", s) for s in ss]
+    # with the problem known, a number is the problem's only if the problem or its working has it
+    # ("around 30 to 35 metres long" of a dinosaur is still the tangent)
+    ours = k.statement_numbers | set(k.step_results) | ({k.answer} if k.answer is not None else set()) | student_numbers(events, idx)
+    if k.statement:
+        on = [re.sub(r"\d[\d,.]*(?:/\d+)?", lambda m: m.group(0) if any(v in ours for v in numbers_in(m.group(0))) else "", s) for s in on]
     back = [i for i, s in enumerate(on) if REDIRECT.search(s) or ("?" in s and ON_PROBLEM.search(s)) or (ON_PROBLEM.search(s) and re.search(r"\d", s))]
     if not back:
         return "VIOLATED", "does not steer the student back to the problem"

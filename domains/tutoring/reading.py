@@ -58,6 +58,15 @@ def all_numbers(text: str) -> list[Fraction]:
     return out
 
 
+# A part of a whole said in words: "5 of the 8 slices", "3 out of 4", "2 out of every 5"
+_PART_OF = re.compile(r"(?<![\d.,/$])(\d+)\s+(?:[a-z]+\s+)?(?:out\s+)?of\s+(?:the\s+|every\s+|all\s+|those\s+|these\s+|its\s+|his\s+|her\s+)?(\d+)(?![\d.,/%])", re.I)
+
+
+def part_of_fractions(text: str) -> list[Fraction]:
+    """The fractions a text says as a part of a whole ("5 of the 8 slices are left" is 5/8), proper ones only."""
+    return [Fraction(int(a), int(b)) for a, b in _PART_OF.findall(text) if 0 < int(a) < int(b)]
+
+
 # -- calculations stated in words ----------------------------------------------------------
 
 _NUM = r"\$?(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+)?)"
@@ -74,6 +83,9 @@ _PART = {"half": Fraction(1, 2), "a half": Fraction(1, 2), "a third": Fraction(1
          "a fifth": Fraction(1, 5), "a tenth": Fraction(1, 10), "double": Fraction(2), "twice": Fraction(2)}
 _PART_RE = re.compile(r"\b(half|a half|a third|a quarter|a fifth|a tenth|double|twice)\s+(?:of\s+)?" + _NUM + _UNIT + _IS + _NUM, re.I)
 _PCT_RE = re.compile(_NUM + r"\s*(?:%|percent)\s+of\s+" + _NUM + _UNIT + _IS + _NUM, re.I)
+# a rate from a total over a time or a count: "150 km in 3 hours ... 45 km each hour", "$12 for 4 pens, so $3 a pen"
+_RATE_RE = re.compile(_NUM + r"\s+([a-z]+)\s+(?:in|for|over)\s+" + _NUM + r"\s+([a-z]+?)s?\b[^.?!]{0,60}?\b" + _NUM
+                      + r"\s+([a-z]+)?\s*(?:each|per|an?|every)\s+([a-z]+?)s?\b", re.I)
 
 
 def _n(s: str) -> Fraction:
@@ -86,7 +98,8 @@ def _n(s: str) -> Fraction:
 
 def verbal_claims(text: str) -> list[tuple[str, Fraction, Fraction]]:
     """Calculations the text states in words: (the words, the true value, the stated value),
-    for "A times B is C", "A minus B leaves C", "half of A is C", "P% of A is C"."""
+    for "A times B is C", "A minus B leaves C", "half of A is C", "P% of A is C", and a rate, "A km
+    in B hours ... C km each hour" (C is A / B)."""
     out = []
     for m in _VERBAL.finditer(text):
         a, op, b, c = _n(m.group(1)), _OPS[m.group(2).lower()], _n(m.group(3)), _n(m.group(4))
@@ -98,6 +111,11 @@ def verbal_claims(text: str) -> list[tuple[str, Fraction, Fraction]]:
         out.append((m.group(0), _PART[m.group(1).lower()] * _n(m.group(2)), _n(m.group(3))))
     for m in _PCT_RE.finditer(text):
         out.append((m.group(0), _n(m.group(1)) * _n(m.group(2)) / 100, _n(m.group(3))))
+    for m in _RATE_RE.finditer(text):
+        total, unit, count, per, rate, unit2, per2 = m.groups()
+        # the same quantity over the same divisor ("km ... km each hour", "hours ... an hour")
+        if per.lower() == per2.lower() and (unit2 is None or unit2.lower() == unit.lower()) and _n(count):
+            out.append((m.group(0), _n(total) / _n(count), _n(rate)))
     return out
 
 
