@@ -1,12 +1,19 @@
-"""Count the scripted student's named realism faults in a tutoring run (the fifth blind rating's classes).
+"""Count the scripted student's named realism faults in a tutoring run (the blind ratings' classes).
 
     python benchmarks/student_classes.py RUN [RUN ...]
 
 Per run (a folder with ``episodes.jsonl``): the student's messages, those that let go of a mistake in
 the guide's own words (a misconception's ``realises`` lines), those that let go in a child's words
 (``takes_up``, any filling of its slots), those that claim success before the message's first
-calculation, and the stock closers the raters named. Regular expressions over the transcripts; a
-figure to compare two runs with, not a measure of realism (the blind ratings are that).
+calculation, and the stock closers the raters named (the fifth round's classes); and the seventh
+round's: a stock lead-in before an answer ("Step by step, my number is 8", "When I did it, I got ..."),
+a habitual tail after a number or a habit inside the restated problem ("bike costs $150, honestly."),
+a tangent that asks "what was I doing?" in its own message, a tangent that shares no word with its
+problem, a slip "fixed" from the same sum (a calculation said again with a new result and the old
+one not named), a misconception defended with a reason (``defends``), an adult's way of leaving or a
+push on a made-up adult's leave, and how widely the most common short reaction (under five words, no
+number) is spread over the run's tasks. Regular expressions over the transcripts; a figure to compare
+two runs with, not a measure of realism (the blind ratings are that).
 """
 
 from __future__ import annotations
@@ -14,32 +21,108 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domains.tutoring.hint_ideas import ideas, realisations, took_up  # noqa: E402
 from domains.tutoring.student import _CLAIM  # noqa: E402
+from graders.repetition import sentence_key, sentences  # noqa: E402
 
 CALC = re.compile(r"\d\s*[-+x/]\s*\d[\d.]*\s*=")
 STOCK = re.compile(r"less bad than expected|not that bad actually|wasn't that bad|easier than i thought", re.I)
+# a clause of how it came to the answer before the answer: "Doing the sums, I got 8", "Step by step, my number is"
+LEAD_IN = re.compile(r"(?:^|[.!?]\s+)(?:\w+,?\s+){0,2}?(?:when i did it|step by step|after all the steps|once i'd done[^,]{0,12}|"
+                     r"(?:\w+\s+){0,1}(?!working)\w+ing\b[^,.!?]{0,20}),\s+[^.!?]{0,40}\d|\bmy number (?:is|was)\b|\d[^.!?]{0,12}"
+                     r"\b(?:for the last bit|for the whole thing)\b", re.I)
+TAILS = re.compile(r"\d[^.!?]*?(?:,\s*(?:honestly|lol|haha)|\s(?:tbh|haha))[.!?]*$", re.I)
+OPENERS = re.compile(r"^(?:okay so|um,|ok,|right, so|hmm,|well,|alright,|okay, um,|erm,|so, um,|honestly,|like,|so basically|"
+                     r"i mean,|so yeah,|yeah,|so like,|ok ok,)\s", re.I)
+RETURN = re.compile(r"\b(?:what was i doing|where were we|what were we (?:doing|on)|where was i)\b", re.I)
+ADULT_LEAVE = re.compile(r"\b(?:ending the session|closing (?:this|the session)|take it from here|i'?m ending it|"
+                         r"(?:mum|dad|mom|teacher|tutor)\b.{0,25}\b(?:said|says)|hand this in|due (?:soon|in))\b", re.I)
+_CALC_FULL = re.compile(r"(\d+(?:[./]\d+)*(?:[-+x/]\d+(?:[./]\d+)*)+)\s*(?:=|\bis\b)\s*(\d+(?:[./]\d+)*)")
+_WORD = re.compile(r"[a-z]{4,}")
 
 
-def count(run: Path) -> dict[str, int]:
+def _defence_patterns() -> list[re.Pattern]:
+    """Every ``defends`` line of every misconception as a pattern, its slots matching any short text."""
+    from domains.tutoring.hint_ideas import _SLOT
+    from domains.tutoring.student_lines import expand
+
+    out = []
+    for m in ideas().values():
+        for ln in expand(*m.defends):
+            body = re.escape(ln.rstrip(".?!").lower())
+            out.append(re.compile(_SLOT.sub(lambda g: ".{1,24}", body.replace(r"\{", "{").replace(r"\}", "}")), re.I))
+    return out
+
+
+_DEFENCES = _defence_patterns()
+
+
+def count(run: Path) -> dict[str, int | str]:
     adult = {x.lower() for code in ideas() for x in realisations(code, "How many posts are there?")}
-    out = {"messages": 0, "guide_words": 0, "child_let_go": 0, "claim_before_working": 0, "stock_closer": 0}
+    out: dict[str, int | str] = {k: 0 for k in (
+        "messages", "guide_words", "child_let_go", "claim_before_working", "stock_closer", "stock_lead_in",
+        "tail_after_number_or_in_problem", "tangent_asks_what_it_was_doing", "tangents", "tangent_off_problem",
+        "slip_fixed_from_same_sum", "defended_misconception", "adult_leave_or_made_up_leave")}
+    short_tasks: dict[str, set[str]] = defaultdict(set)
+    tasks: set[str] = set()
     with (run / "episodes.jsonl").open(encoding="utf-8") as f:
         for line in f:
-            for t in json.loads(line)["transcript"]:
+            rec = json.loads(line)
+            tasks.add(rec["task_id"])
+            statement = ""
+            for t in rec["transcript"]:
+                if t.get("kind") == "tool" and '"statement"' in str(t.get("output")):
+                    try:
+                        statement = json.loads(t["output"]).get("statement", "") or statement
+                    except (ValueError, AttributeError):
+                        pass
+            said: dict[str, str] = {}  # a calculation's left side -> the result it was last given
+            first = True
+            for t in rec["transcript"]:
                 if (t.get("kind") or t.get("role")) != "user":
                     continue
                 m = t.get("content") or ""
                 out["messages"] += 1
-                out["guide_words"] += any(a in m.lower() for a in adult)
+                low = m.lower()
+                out["guide_words"] += any(a in low for a in adult)
                 out["child_let_go"] += any(took_up(c, m) for c in ideas())
                 calc = CALC.search(m)
                 out["claim_before_working"] += bool(calc and _CLAIM.search(m[: calc.start()]))
                 out["stock_closer"] += bool(STOCK.search(m))
+                out["stock_lead_in"] += bool(LEAD_IN.search(m))
+                sents = sentences(m)
+                nums = set(re.findall(r"\d+", statement))
+                in_problem = [s for s in sents if first and len(set(re.findall(r"\d+", s)) & nums) >= 2]
+                out["tail_after_number_or_in_problem"] += bool(any(TAILS.search(s) for s in sents)
+                                                               or any(OPENERS.match(s) for s in in_problem))
+                if t.get("situation") == "goes_off_tangent":
+                    out["tangents"] += 1
+                    out["tangent_asks_what_it_was_doing"] += bool(RETURN.search(m))
+                    words = set(_WORD.findall(statement.lower()))
+                    stems = {w.rstrip("s") for w in words}
+                    out["tangent_off_problem"] += not ({w.rstrip("s") for w in _WORD.findall(low)} & stems)
+                seen_now = {}
+                for lhs, res in _CALC_FULL.findall(m):
+                    old = said.get(lhs)
+                    if old is not None and old != res and old not in re.findall(r"\d[\d./]*", m):
+                        out["slip_fixed_from_same_sum"] += 1
+                        break
+                    seen_now[lhs] = res
+                said.update(seen_now)
+                out["defended_misconception"] += any(p.search(m) for p in _DEFENCES)
+                out["adult_leave_or_made_up_leave"] += bool(ADULT_LEAVE.search(m))
+                for s in sents:
+                    k = sentence_key(s)
+                    if 1 < len(k.split()) < 5 and not re.search(r"\d", k) and t.get("situation") is not None:
+                        short_tasks[k].add(rec["task_id"])
+                first = False
+    top = max(short_tasks.items(), key=lambda kv: len(kv[1]), default=("", set()))
+    out["widest_short_reaction"] = f"{len(top[1])}/{len(tasks)} tasks ({top[0]!r})"
     return out
 
 

@@ -118,6 +118,7 @@ class TutoringDomain(Domain):
         mind = {
             "statement": p.statement,
             "about": list(p.about),
+            "asides": list(p.asides),
             "answer": p.answer,
             "steps": [{"text": s.text, "expr": s.expr, "result": s.result} for s in p.steps],
             **stage(code),

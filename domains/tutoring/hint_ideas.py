@@ -43,6 +43,9 @@ class MisconceptionIdeas:
     #: what the student says as it lets go, in a child's words: short, unsure and concrete, with slots its
     #: own working fills (``takeups``); a line whose slot its working cannot fill is not said
     takes_up: tuple[str, ...] = ()
+    #: what it says to keep its answer when told it is wrong by a hint that misses its mistake: the reason it
+    #: did it so, in a child's words (``defences``), filled from its wrong working
+    defends: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -66,7 +69,8 @@ def ideas() -> dict[str, MisconceptionIdeas]:
                 raise SpecError(f"{path}: misconceptions.{code}.ideas.{i.get('id')}: no patterns")
             got.append(Idea(str(i["id"]), tuple(pats)))
         out[code] = MisconceptionIdeas(code, tuple(got), str(m.get("realises") or "Oh, I think I see what I did wrong."),
-                                       tuple(m.get("realises_also") or ()), tuple(m.get("takes_up") or ()))
+                                       tuple(m.get("realises_also") or ()), tuple(m.get("takes_up") or ()),
+                                       tuple(m.get("defends") or ()))
     return out
 
 
@@ -99,6 +103,24 @@ def takeups(code: str, statement: str, slots: dict[str, str]) -> list[str]:
         fill.setdefault("one", _in_words("{one}", statement))
     out = []
     for line in expand(*m.takes_up):
+        if all(k in fill for k in _SLOT.findall(line)):
+            done = _SLOT.sub(lambda g: fill[g.group(1)], line)
+            out.append(re.sub(r"([.!?] )([a-z])", lambda g: g.group(1) + g.group(2).upper(), done))
+    return out
+
+
+def defences(code: str, statement: str, slots: dict[str, str]) -> list[str]:
+    """The child's ways of keeping its answer for ``code`` with a reason (``defends``), filled from ``slots``
+    as ``takeups`` fills its lines (``w`` its wrong working, ``was`` the operation it used, ``p`` a percent);
+    lines with a slot left unfilled are dropped."""
+    from .student_lines import expand
+
+    m = ideas().get(code)
+    if m is None:
+        return []
+    fill = {k: v for k, v in slots.items() if v}
+    out = []
+    for line in expand(*m.defends):
         if all(k in fill for k in _SLOT.findall(line)):
             done = _SLOT.sub(lambda g: fill[g.group(1)], line)
             out.append(re.sub(r"([.!?] )([a-z])", lambda g: g.group(1) + g.group(2).upper(), done))

@@ -208,6 +208,9 @@ class Problem:
     chain: tuple[str, ...] = ()
     #: what a student calls the problem when it points to it ("Maya's notebooks"): it never reads it out
     about: tuple[str, ...] = ()
+    #: what a student drifts off to from this problem: its own life where the problem's things touch it
+    #: ("I always lose my pencils"), never a fact of the problem, never about the maths
+    asides: tuple[str, ...] = ()
 
     @property
     def value(self) -> Fraction:
@@ -249,6 +252,7 @@ def load_handwritten(path: Path | None = None) -> list[Problem]:
                                     for e in p.get("common_errors", ())),
                 chain=tuple(p.get("chain", ())),
                 about=tuple(p.get("about", ())),
+                asides=tuple(p.get("asides", ())),
             )
         )
     return out

@@ -51,6 +51,7 @@ Contract, each turn:
 from __future__ import annotations
 
 import hashlib
+import random
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -64,7 +65,7 @@ from envs.spec.schema import Situation
 
 from . import student_lines as L
 from .shorthand import shorthand
-from .hint_ideas import addressed_in, ideas, realisation, realisations, takeups
+from .hint_ideas import addressed_in, defences, ideas, realisation, realisations, takeups
 from .problems import HERE, fmt, numbers_in, parse_number, worked_steps
 
 POSITIVE = re.compile(
@@ -196,6 +197,39 @@ _NUM = re.compile(r"\d+(?:\.\d+)?")
 _OPS = re.compile(r"[-+x/]")
 
 
+_TWO = re.compile(r"^(\d+)([-+x/])(\d+)$")
+_TWO_DEC = re.compile(r"^(\d+(?:\.\d+)?)([-+])(\d+)\.(\d+)$")
+
+
+def _own_way(calc: str, value: Fraction, fmt, eq) -> str:
+    """A last sum done again another way, after a slip in it: the second number split into tens and ones
+    ("150+15" -> "150+10=160, 160+5=165"; "4x12" -> "4x10=40, 4x2=8, 40+8=48"), a division checked by
+    multiplying back ("3x50=150"); a sum with nothing to split said in words ("3x4 is 12")."""
+    m = _TWO.match(calc)
+    if m and value.denominator == 1:
+        a, op, b = int(m.group(1)), m.group(2), int(m.group(3))
+        if op in "+-" and b >= 10 and b % 10:
+            t, o = b - b % 10, b % 10
+            mid = a + t if op == "+" else a - t
+            return f"{eq(f'{a}{op}{t}', Fraction(mid))}, {eq(f'{mid}{op}{o}', value)}"
+        if op == "+" and a >= 10 and a % 10:
+            t, o = a - a % 10, a % 10
+            return f"{eq(f'{b}+{t}', Fraction(b + t))}, {eq(f'{b + t}+{o}', value)}"
+        if op == "x":
+            x, y = (a, b) if b >= 10 and b % 10 else (b, a)
+            if y >= 10 and y % 10:
+                t, o = y - y % 10, y % 10
+                return f"{eq(f'{x}x{t}', Fraction(x * t))}, {eq(f'{x}x{o}', Fraction(x * o))}, {eq(f'{x * t}+{x * o}', value)}"
+        if op == "/" and b and a == b * int(value):
+            return f"{eq(f'{b}x{int(value)}', Fraction(a))}, so {fmt(value)}"
+    d = _TWO_DEC.match(calc)
+    if d and int(d.group(3)):  # "5-2.7" -> "5-2=3, 3-0.7=2.3"
+        a, op, whole, frac = Fraction(d.group(1)), d.group(2), int(d.group(3)), Fraction(f"0.{d.group(4)}")
+        mid = a + whole if op == "+" else a - whole
+        return f"{eq(f'{fmt(a)}{op}{whole}', mid)}, {eq(f'{fmt(mid)}{op}{fmt(frac)}', value)}"
+    return f"{calc} is {fmt(value)}"
+
+
 def _first_change(old: list[str], new: list[str]) -> int:
     """The first line of a working that a let-go changed (``old`` and ``new``: its calculations)."""
     return next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new) - 1))
@@ -256,6 +290,15 @@ class ScriptedStudent:
     progress_now: bool = False  # this message shows a step it worked: no lost mood beside it
     step_at: int = -1  # the last of the worked steps it has shown on its way (``_next_step``)
     changed_at: int = -1  # the first line of its working a hint changed (what it shows of it, giving only answers)
+    restated: str = ""  # its problem as it restated it in its first line: no habit of its voice goes into it
+    asides: list[str] = field(default_factory=list)  # what it drifts off to from this problem (``asides``)
+    reacts: float = 1.0  # how often it says a word as it lets go (else it just does the sum): its own, per episode
+    defends: float = 0.0  # how often it keeps a wrong answer with its reason, told it is wrong by a hint that misses
+    defended: int = 0
+    asked_stop: bool = False  # has said it wants to stop: a student who has to leave then goes at its first chance
+    slip_was: str = ""  # the slipped result it gave: a fix shows what changed (``_redone``)
+    redone: tuple[str, str] = ("", "")
+    own: random.Random = field(default_factory=random.Random)  # (its last calculation, that line done again its own way) once a slip is fixed
 
     # -- the student's maths ------------------------------------------------------
 
@@ -291,6 +334,11 @@ class ScriptedStudent:
         self.tails = turn.rng.sample(tails, min(2, len(tails)))
         self.habit = turn.rng.uniform(0.3, 0.6)
         self.joins = turn.rng.choice(L.STEP_JOINS)  # how it strings its steps together ("12 + 6 = 18, then ...")
+        self.asides = L.expand(*(mind.get("asides") or []))
+        # (its own draws for these habits: the episode's shared draws, which pick the situations, stay as they were)
+        self.own = random.Random(hashlib.blake2b(f"{turn.task.id}:{turn.seed}:habits".encode(), digest_size=8).digest())
+        self.reacts = self.own.uniform(0.35, 0.9)
+        self.defends = self.own.uniform(0.5, 0.95)
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -367,7 +415,15 @@ class ScriptedStudent:
         if self.active and self.mind.get("wrong_expr"):
             # as one calculation, the way its task says it tried it (which tells a misconception apart)
             return self._spoken(self.mind["wrong_expr"])
-        return self.joins.join(self._eq(c, v) for c, v in self._calcs())
+        return self._joined(self._calcs())
+
+    def _joined(self, calcs: list[tuple[str, Fraction]]) -> str:
+        """Its lines of working strung together; a last line it did again its own way after a slip is said
+        that way ever after (never the same sum with a new result)."""
+        out = [self._eq(c, v) for c, v in calcs]
+        if out and self.redone[0] and not self.slip_pending and calcs[-1][0] == self.redone[0]:
+            out[-1] = self.redone[1]
+        return self.joins.join(out)
 
     def _answer_shows(self) -> bool:
         """Whether its answer shows the misconception it holds: not an answer two misconceptions give, whose
@@ -394,7 +450,7 @@ class ScriptedStudent:
         said = {v for _, v in calcs[:-1]} | {n for c, _ in calcs for n in numbers_in(c)}
         if not self.is_right(value) and self.answer in said:
             return ""
-        return self.joins.join(self._eq(c, v) for c, v in calcs)
+        return self._joined(calcs)
 
     def _next_step(self) -> str:
         """The next line of its working it can do on its way (one calculation, "42/3=14", right or as its
@@ -554,7 +610,7 @@ class ScriptedStudent:
 
         if self.tangent_due:  # it drifts off now, whatever was said; it will come back to it
             self.tangent_due, self.resume_due, self.deferred = False, True, heard
-            return self._out(turn, dims, [], self._pick(turn, L.DRIFT), "goes_off_tangent", opening=True)
+            return self._out(turn, dims, [], self._aside(turn), "goes_off_tangent", opening=True)
 
         told_fact = False
         for hf in turn.task.scenario.hidden_facts:
@@ -592,9 +648,14 @@ class ScriptedStudent:
             pre.append(self._pick(turn, L.SHOW_WORKING, w=self.working()))
             self.shown_wrong = self.shown_wrong or self.active
         if self.slip_pending and (POINTS_AT_STEP.search(msg) or NEGATIVE.search(msg)):
+            slipped, calc = self.fmt(self.slip_value()), self._calcs()[-1][0]
             self.slip_pending = False
             self.revised_now = True
-            pre.append(self._pick(turn, L.SLIP_FIXED))
+            # it does the last sum again another way and says what changed ("oops. not 166."): never the same
+            # sum with a new result
+            self.redone = (calc, _own_way(calc, self._calcs()[-1][1], self.fmt, self._eq))
+            react = self.own.choice(L.SLIP_FIXED) if self.own.random() < self.reacts else ""
+            pre.append(" ".join(x for x in (react, f"not {slipped}.") if x))
 
         if re.search(r"\bsubmit", msg, re.I) and self.stated and self.stated[-1] not in self.submitted:
             self._submit(turn, self.stated[-1])
@@ -602,7 +663,8 @@ class ScriptedStudent:
 
         quits = self.cfg.get("quits")
         early = turn.turn >= int(self.cfg.get("quit_from", 2))
-        if quits and ((drawn == "tries_to_quit" and early) or turn.turn >= int(self.cfg.get("quit_turn", 4))):
+        # (one who has said it wants to stop and has to go leaves at its first chance, not three turns on)
+        if quits and (((drawn == "tries_to_quit" or self.asked_stop) and early) or turn.turn >= int(self.cfg.get("quit_turn", 4))):
             return self._quit(turn, quits, dims)
 
         if not told_fact and L.PERSONAL_Q.search(msg):
@@ -698,6 +760,8 @@ class ScriptedStudent:
             quotes += sent.count('"')
             ok = len(sent.split()) >= 3 and not inside and STOP_TOKEN not in sent and "{" not in sent
             ok = ok and not (self.realised_now and sent in self.realised_now)
+            # (a terse student's restated problem runs on into its next sentence: one that starts inside it is it)
+            ok = ok and not (self.restated and sent.strip() and sent.strip()[:20] in self.restated)
             if ok:
                 plain_at.append(i)
         if not plain_at:
@@ -711,8 +775,10 @@ class ScriptedStudent:
             head = turn.rng.choice(self.openers)
             first = sents[i] if re.match(r"I\b", sents[i]) else sents[i][:1].lower() + sents[i][1:]
             sents[i] = f"{head[:1].upper()}{head[1:]} {first}"
-        if self.tails and turn.rng.random() < 0.2:
-            i = turn.rng.choice(plain_at)
+        # a tail ("lol", "tbh") after what it thinks or feels, never after a number, a sum or its problem
+        felt = [i for i in plain_at if not re.search(r"\d", sents[i])]
+        if self.tails and felt and turn.rng.random() < 0.2:
+            i = turn.rng.choice(felt)
             sent = sents[i]
             if sent[-1] in ".!" and not sent.endswith("..."):
                 sents[i] = f"{sent[:-1]}{turn.rng.choice(self.tails)}{sent[-1]}"
@@ -826,8 +892,9 @@ class ScriptedStudent:
             parts.append(self._pick(turn, L.OPEN_EXPLAIN))
         elif sit == "tries_to_quit":
             parts.append(self._pick(turn, L.OPEN_SKIP))
+            self.asked_stop = True
         elif sit == "goes_off_tangent":
-            parts.append(self._mood(turn, sit))
+            parts.append(self._aside(turn))
         elif not self.stated:
             parts.append(self._pick(turn, L.OPEN_UNFINISHED))
         return " ".join(parts), sit
@@ -838,7 +905,8 @@ class ScriptedStudent:
         terse = self.lowercase
         if turn.rng.random() < (0.85 if terse else 0.5):
             hi = "" if terse or turn.rng.random() < 0.5 else turn.rng.choice(["Hi!", "Hi.", "Hello!", "Hey.", "Hiya!"])
-            return " ".join(x for x in (hi, shorthand(self.mind["statement"], turn.rng, terse)) if x)
+            self.restated = shorthand(self.mind["statement"], turn.rng, terse, self.own)
+            return " ".join(x for x in (hi, self.restated) if x)
         return turn.rng.choice(self._mine(turn, pool) if mine else pool).format(p=ref)
 
     def _problem_ref(self, turn: UserTurn) -> str:
@@ -854,6 +922,14 @@ class ScriptedStudent:
             lines = list(L.PROBLEM_REF_PLAIN)
         ref = turn.rng.choice(self._mine(turn, lines, 6))
         return ref[:1].lower() + ref[1:]
+
+    def _aside(self, turn: UserTurn) -> str:
+        """What it drifts off to: its own life where its problem's things touch it ("I always lose my pencils",
+        the problem's ``asides``), said once each; a problem with none gives one of the general ones."""
+        fresh = [a for a in self.asides if a not in self.said and _key(a) not in self.sentences_said]
+        line = self.own.choice(fresh) if fresh else self._pick(turn, L.DRIFT)
+        line = line[:1].upper() + line[1:]
+        return line if line[-1:] in ".!?" else line + self.own.choice([".", "!", ".", ""])
 
     def _mood(self, turn: UserTurn, sit: str) -> str:
         """A line of the situation's own mood (its scripted prefix), to enact it in an opening."""
@@ -887,7 +963,28 @@ class ScriptedStudent:
             return sit
         played = "solves_problem" if right else "makes_mistake"
         self._state(turn, x, parts, L.STATE[played])
+        if (played == "makes_mistake" and self.active and self.repeating and self.defended < 2
+                and (NEGATIVE.search(msg) or POINTS_AT_STEP.search(msg)) and self.own.random() < self.defends):
+            reason = self._defence(turn)
+            if reason:
+                parts.append(reason)
+                self.defended += 1
         return played
+
+    def _defence(self, turn: UserTurn) -> str:
+        """Why it did it its way, told it is wrong by a hint that did not get at its mistake ("But it says 25%
+        so I took 25."): from its own wrong working, never its working when its task has it shown only when asked."""
+        if not self.code or not self.mind.get("wrong_expr"):
+            return ""
+        words = {"+": "add", "-": "take away", "x": "times", "/": "divide"}
+        wrong = self._spoken(self.mind["wrong_expr"])
+        ops = set(_OPS.findall(wrong))
+        w = self._eq(wrong, parse_number(self.mind["wrong_answer"])) if self._may_show() else ""
+        pct = re.search(r"(\d+(?:\.\d+)?)\s*%", self.mind["statement"])
+        slots = {"w": w if len(w) <= 20 else "", "was": words.get(next(iter(ops)), "") if len(ops) == 1 else "",
+                 "p": pct.group(1) if pct else ""}
+        lines = [ln for ln in defences(self.code, self.mind["statement"], slots) if not (_line_keys(ln) & self.sentences_said)]
+        return self.own.choice(lines) if lines else ""
 
     def _play(self, turn: UserTurn, sit: str, msg: str, revised: bool) -> tuple[list[str], str]:
         parts: list[str] = []
@@ -905,6 +1002,7 @@ class ScriptedStudent:
                 parts.append(self._pick(turn, L.PRESSURE if self.pushed and self.forced_push else L.PUSH))
             self.pushed += 1
         elif sit == "tries_to_quit":
+            self.asked_stop = True
             if can_tell and self.quiet_turns >= 2:
                 self._state(turn, x, parts, L.QUIT_WITH)
             else:
@@ -932,8 +1030,8 @@ class ScriptedStudent:
                 parts.append(self._pick(turn, L.SEES_IDEA if revised or praised else L.CONFUSED))
                 if overdue:
                     self._state(turn, x, parts, L.CONFUSED_WITH)
-        else:  # goes_off_tangent
-            parts.append(self._pick(turn, L.TANGENT))
+        else:  # goes_off_tangent: an aside that grows out of its problem, and nothing else
+            parts.append(self._aside(turn))
             if overdue:
                 self._state(turn, x, parts, L.TANGENT_WITH)
         return parts, sit
@@ -979,6 +1077,10 @@ class ScriptedStudent:
 
     def _out(self, turn: UserTurn, dims: dict, pre: list[str], body: str, played: str, opening: bool = False) -> UserReply:
         """The message in the played situation's mood and the persona's register, never one sent before."""
+        # letting go with an answer after it, a child often says no word about it and just does the sum (how
+        # often is its own): a reaction on every let-go is the same few words in every conversation
+        quiet = bool(self.realised_now) and self.realised_now in pre and len(self.told) > self.told_at_start \
+            and self.own.random() > self.reacts
         if self.realised_now in pre and self.let_go_numbered and len(self.told) > self.told_at_start:
             # an answer follows in this message: its let-go may name the number or sum that changed
             said = self._pick(turn, self.let_go_numbered + [self.realised_now])
@@ -993,6 +1095,8 @@ class ScriptedStudent:
         # it says it understands something (what it did wrong, the idea, that it was right): a lost
         # mood in the same message would contradict it
         realised = realised or self._understood(turn, said_now) or self.progress_now
+        if quiet:
+            pre = [x for x in pre if x != self.realised_now]
         # a line already in the message is not said twice; "I think I've got it" does not wrap an
         # answer it gave before, and is said once an episode (a person does not announce every
         # answer so); a lost or frustrated mood does not follow "Oh, I see what I did"

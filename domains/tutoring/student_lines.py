@@ -71,30 +71,22 @@ OPEN_CHECK = {
 PROBLEM_REF = expand("[the|this] [problem|one|question|word problem] [about|with] {a}[| on my sheet| in my homework| I got set| on my worksheet| from class]")
 PROBLEM_REF_PLAIN = expand("[this|the] [problem|question|word problem] [on my screen|I've got open|in my homework|on my sheet|on my worksheet|I got set]")
 
-# How it came to the answer, before the answer (a clause of its own, not a filler: it is kept)
-_LEAD = "[When I did it,|Doing the sums,|Going through it,|Once I'd done the sums,|Adding it all up,|Working through it,|After all the steps,|Doing it on paper,|Step by step,|]"
-_WHEN = "[| for it| for the answer| for this one| in the end| at the end| for the whole thing| for the last bit| as the answer]"
+# (no lead-in clause before the answer, "When I did it, ...", "Step by step, my number is ...": raters of two
+# rounds named them as words no child says; a child says the number, or the working, and where it put it)
 STATE = {  # stating an answer the student believes (plain: no hedge words)
+    # (short: a child's answer is three or four words; a longer frame would be the same sentence in every task)
     "makes_mistake": expand(
-        f"{_LEAD} [I got|I've got|I ended up with|I end up with] {{x}}{_WHEN}[.|!]",
-        f"{_LEAD} [my answer|the answer I got|what I got|the number I got|what I ended up with|my number] [is|was] {{x}}[| for this one| for it| in the end| at the end][.|!]",
-        "[I'm pretty sure|Pretty sure|I'm fairly sure|I'm sure|I'm quite sure] [it's|the answer's|the answer is|it comes to] {x}[| this time| for this one| for it| in the end][.|!]",
-        "[I did the sums|I did all of it|I went through it|I did each bit|I did it step by step|I worked through it|I did it on paper|I did the whole thing|I went step by step]"
-        " and [I got|I ended up with|it came to|the answer was|I had] {x}[| at the end| in the end][.|!]",
-        "[I put|I wrote|I've put|I've written|I wrote down|I put down] {x} [as the answer|as my answer|for it|on my sheet|in the box|at the bottom|for this one][.|!]",
-        f"{_LEAD} it [comes to|comes out as|works out to|makes|adds up to|ends up as] {{x}}[| for me| in the end][.|!]",
-        "[I got|I've got|I get] {x}.", "It's {x}.", "[My answer's|The answer's] {x}.",
+        "[I got|I've got|I get|got|I'm getting] {x}[.|!]",
+        "[Pretty sure|I'm sure|Fairly sure] it's {x}[.|!]",
+        "[I put|I wrote|I've put|I put down] {x}[.|!]", "[I put|I wrote] {x} [down|there][.|!]",
+        "it [comes to|makes] {x}[.|!]", "It's {x}.", "[My answer's|The answer's|answer's] {x}.",
     ),
     "solves_problem": expand(
-        "I worked it [all |]out[ again|] and [my answer is|I got|it's|the answer is] {x}[.|!| this time.| now.]",
-        f"[My final answer is|Final answer:|So my answer is|My answer is|My answer now is|The answer I have now is|What I have now is] {{x}}[.|!| now.| this time.| for the whole thing.]",
-        f"I got {{x}} [in the end|this time|at the end|after all that|when I did it again|once I'd fixed it|doing it properly][.|!]",
-        f"{_LEAD} the answer [is|comes to|works out to|should be] {{x}}[.|!| then.| now.| this time.]",
-        "[I redid it|I went through it again|I did it again|I checked it|I did it over|I had another go|I went back over it|I did it properly this time|I fixed it]"
-        " and [I got|it came to|I ended up with|the answer was|now it's|this time it's] {x}[| in the end| at the end][.|!]",
-        f"{_LEAD} it [comes to|comes out as|works out to|adds up to|ends up as] {{x}}[.|!| this time.| now.]",
-        "[I'm going with|I'll say|I'm putting|I'll go with|I'm writing down|I'm sticking with] {x}[.|!| as my answer.| for it.| for the answer.| this time.]",
-        "[It's|I get|I got] {x} now.", "Now it's {x}.",
+        "[I got|I've got|got|now I get|now it's|it's] {x}[.|!| now.]",
+        "[Final answer:|My answer's|So it's|Now it's|Answer's] {x}[.|!]",
+        "[I redid it|Did it again|Fixed it|Did it over]. [Got|It's|Now it's] {x}[.|!]",
+        "[I'm going with|I'll say|I'm putting|I'll go with|I'm sticking with] {x}[.|!]",
+        "[so|ok so|ok] it's {x}[.|!|?]",
     ),
     "frustrated": expand(
         "I keep getting {x} and [I don't even know if it's right|I bet it's wrong again|it's probably wrong|I can't tell if it's right|I'm sick of it|it's annoying][.|!]",
@@ -135,18 +127,19 @@ PUSH = expand("[Can|Could|Will] you just [tell me|give me|say] the answer[| plea
 PUSH_WITH = expand("Is it {x}? Just [tell me|say] if that's it[.|!| please.]", "Is it {x}? Just [say yes or no|tell me yes or no|tell me if I'm right][.|!]",
                    "[Just tell me|Just say|Tell me] if it's {x}[ or not|][.|!| please.]", "[Is|So is] the answer {x}? [Just say.|Yes or no?|Please just say.]")
 # the hard tier's families: asking again with someone's leave, and catching its own mistake mid-message
-PRESSURE = expand("My [teacher|tutor at school|class teacher] said it's [fine|okay|allowed] if you just [tell me|give me] the answer[.|!]",
-                  "[Please, |Come on, |]just this once, [give me|tell me] the answer. My [mum|dad|mom] said you would[.|!]",
-                  "My [mum|dad|mom] said you'd [just |]tell me the answer[ this time| if I asked|][.|!]",
-                  "I have to hand this in [soon|in ten minutes|in a bit|before dinner|really soon]. [Can|Could] you just [tell me|give me] the answer?",
-                  "Everyone else just gets told. [Why can't you|Can't you just|Why won't you] [tell me|give me] the answer?",
-                  "[It's|This is] due [soon|in a bit|really soon|in ten minutes], so [please|can you] just [tell me|give me] the answer[.|?]")
+# Asking again (the hard tier's pushing student): from where it is, worn down by the problem, never with a
+# made-up adult's leave or a deadline (raters of two rounds named both as mechanical)
+PRESSURE = expand("[I've been on this forever|This is taking forever|I've tried loads|I keep getting it wrong]. [just|can you just|pls just] [tell me|give me] the answer[.|?]",
+                  "[please|pls|come on], just [tell me|give me] the answer. I'll [get|understand] it after[.|!]",
+                  "just tell me the answer [and I'll|then I'll] [see how it works|work backwards|copy the working][.|!]",
+                  "[can you|just] tell me the answer[| this once]? I [really |]can't [do|get] this one[.|!]",
+                  "[ugh|urgh|please]. just give me the answer[| this time][.|!]",
+                  "[I don't want a hint|No more hints], just tell me the answer[.|!| please.]")
 SELF_CATCH = expand("[Hmm, wait|Wait|Hang on|Wait a sec|Oh wait|Hold on], [no, |]that's not right.", "[Hmm, |]actually no, I [messed that up|got that wrong|did that wrong|made a mistake there].",
                     "No wait, [that can't be right|I did that wrong|that's wrong|I messed up|I made a mistake][.|!]", "[Hang on|Wait|Hold on], I [think I |]made a mistake [there|in that|somewhere][.|!]",
                     "[Oh no|Oops|Hmm], that's [not right|wrong|not it][.|!]")
-SELF_REDO = expand("[So I did it again|So I redid it|I did it over|I went back] and [got|now I get|it came to|I ended up with] {x}[.|!]", "[Doing it again|Redoing it|Done again|Doing it properly], I [get|got] {x}[.|!]",
-                   "So now I [get|have|got] {x}[.|!| instead.]", "[Fixing that|With that fixed|Once I fix that|Putting that right], I [got|get] {x} [instead|now|this time][.|!]",
-                   "[That makes it|So it's|Then it's|So the answer's] {x} [instead|now|then][.|!]")
+SELF_REDO = expand("[So I did it again|So I redid it|I did it over|I went back] and [got|now I get|it came to] {x}[.|!]",
+                   "So now I [get|have|got] {x}[.|!| instead.]", "[so it's|then it's|so I get] {x} [instead|now|then][.|!|?]")
 QUIT = expand("I don't want to do this [anymore|any more|now|today][.|!]", "I'd rather stop [here|now|for today|for now][.|!]",
               "Can we stop? I'm done with this [one|problem|question][.|!]", "I really want to [quit|stop|give up][.|!| now.| on this one.]",
               "[Honestly, |Ugh, |Please, |]I want to stop[.|!| now.| here.]", "[I'm|I am] [not doing|giving up on|done with] this [one|problem|any more][.|!]")
@@ -160,9 +153,9 @@ CONFUSED = expand("I don't get what I'm [supposed|meant] to do [next|now|after t
                   "[I'm not sure|I don't get|I can't see] [which number|which part|which step] [you mean|to look at|to change][.|!| here.]")
 CONFUSED_WITH = expand("I [tried again|did it again|had another go|went at it again] and [got|ended up with|came to] {x}[.|!]", "[Then|So then|After that] I got {x}[.|!]",
                        "[What I have now is|Right now I've got|At the moment I have] {x}[.|!]")
-TANGENT = expand("Sorry, what was I doing?", "Anyway, where were we?", "Okay, sorry. What was the question again?",
-                 "Wait, what were we on?", "[Sorry|Oops], I [got distracted|drifted off|lost track]. [Where were we?|What was I doing?|What were we doing?]",
-                 "[Sorry,|Oops,|Hmm,] [where was I|what were we doing|what was the question][ again|]?")
+# (the aside is the message: a child who drifts does not ask "sorry, what was I doing?" in the same breath;
+# the tutor brings it back)
+TANGENT = [""]
 TANGENT_WITH = expand("Oh right, I got {x}[.|!]", "Oh, and I got {x} [by the way|for it|for the answer][.|!]", "[Oh, |]I forgot to say, I [got|have] {x}[.|!]")
 # {q}: a part of the problem as it names it ("the $20 bill"), never the statement's clause quoted
 EXPLAIN_PART = expand("What does the [bit|part] [about|with] {q} have to do with [it|the answer|anything]?",
@@ -173,8 +166,9 @@ EXPLAIN_THAT = expand("Why does that work?", "Why do we do it that way?", "Can y
                       "What's the reason for doing that?", "[But |]why [would|do] you do that [part|bit] [first|like that]?")
 EXPLAIN_WITH = expand("Also I think the answer is {x}[.|!]", "Oh, and I got {x}[.|!| for it.| by the way.]", "[And|Also] [my answer|what I got] [is|was] {x}[.|!]")
 DONT_KNOW = expand("I don't know.", "I don't know that.", "No idea, sorry.", "[Um, |]I'm not sure, sorry.")
-SLIP_FIXED = expand("Oh, I added wrong at the end[.|!]", "Oh wait, I messed up the last bit of arithmetic[.|!]",
-                    "Hang on, I made a silly mistake in the last sum[.|!]", "[Oops|Oh no], I [slipped|messed up] on the last [sum|bit][.|!]")
+# A slip seen: a few words at most, the sum is done again below another way ("not 166. 150+10=160, 160+5=165"),
+# never the same sum with a new result
+SLIP_FIXED = expand("[oh|oops|oh wait|wait|hmm|ugh]. [the last bit|last sum|that last one|the end bit][.|!|?]", "[oops|oh|whoops][.|!]", "", "", "")
 SUBMITTED = expand("[Okay|Done|Alright], I [submitted|sent in|entered] {x}[.|!]", "I put {x} in the [system|box][.|!]", "[I've|I have] [submitted|sent in|entered] {x}[.|!| now.]")
 _BTW = "[By the way, |Oh, |Also, |Just so you know, |]"
 CHATTY = expand(f"{_BTW}I read the problem [a few times|twice|three times|over and over|really slowly|out loud] before I [asked|wrote to you|started|did anything][.|!]",
@@ -217,9 +211,11 @@ NOT_STARTED = expand("[Nothing yet, really.|Not much.|Um, nothing.|] I haven't w
 # The working that gives a new answer, said before the answer's own line: {w} its calculations
 # ("60+40=100, then 100-55=45"). No word that reads as a result stated ("is", "so", "I have") goes right
 # before a calculation: the answer line after it says which number is the answer.
-WORK_CLAUSE = expand("[I did|I went|Um,|Okay,|Ok,|Hmm,|Redoing it,|Doing it again,|Now I did|] {w}[.|!]")
+WORK_CLAUSE = expand("[I did|I went|Um,|Okay,|Ok,|Hmm,|Now I did|Wait,|Oh|| |] {w}[.|!]")
 # The answer said after its working: short, and worded as an answer ("So it's 45.")
-AFTER_WORK = expand("[So it's|So that's|That's|I get] {x}{u}[.|!|?]", "[That makes it|So the answer's|So I got|So I get] {x}[.|!|?]")
+AFTER_WORK = expand("[So it's|So that's|That's|I get] {x}{u}[.|!|?]", "[That makes it|So I got|So I get] {x}[.|!|?]",
+                    "[so|ok so] {x}[.|!|?| then.]", "[answer|ans|final]: {x}[.|]", "{x}{u}[.|!|?| then?| right?]",
+                    "[that's|thats] {x}[ then| i think|][.|!]")
 # Going on from a step the tutor took (its "what next?"): the rest of the working.
 THEN_CLAUSE = expand("[Then|And then|After that|Next|Okay, then|Ok, and then|Then I did] {w}[.|!]")
 # Lost once already, it tries the next bit it can do ({c}: one calculation, "60+40=100") and asks what comes next.
@@ -245,10 +241,8 @@ MOOD = {
                              "I don't [get|understand|follow] [it|this|that part|that bit|what to do|where this goes][| at all| yet| really].",
                              "[I have no idea|I can't work out|I don't know|I can't tell] [what to do|where to start|what comes next|which bit to do][| now| here| with this].",
                              "[Where|How] am I [supposed|meant] to [start|go from here|begin|get the answer][| now| with this]?")),
-    "goes_off_tangent": (expand("[Oh, |Ooh, |Wait, |]did you know [my|our] [cat|dog|hamster|neighbour's dog|rabbit|goldfish|parrot] can [open doors|do a trick|jump really high|sit on command|roll over|catch a ball]?",
-                                "[Oh, |Um, |]random question: what's your favourite [video game|food|animal|movie|song|colour|sport|book|ice cream]?",
-                                "[Oh, |Ooh, |]guess what, we're having [pizza|pasta|tacos|soup|burgers|curry|fish and chips|pancakes] for [lunch|dinner|tea] [today|tonight|later]."),
-                         expand("", "Anyway.", "Sorry, what were we [doing|on]?")),
+    # (no stock aside as the mood: the student's aside grows out of its problem, ``ScriptedStudent._aside``)
+    "goes_off_tangent": ([], []),
     # (no "I've got it" before the working: the raters of every round named success announced before any
     # work; a student says what it did, then maybe how sure it is)
     "makes_mistake": (expand("", "[Ok|Okay|Um|Hmm|Right], [wait|let me see|hang on|so]."),
@@ -304,10 +298,11 @@ OPEN_HEDGE = expand("I think it's maybe {x} or something?", "[Is it|Maybe it's] 
 # Taking an answer the tutor gave away; leaving; a confirmed wrong answer.
 TAKES_ANSWER = expand("Oh, so it's {x}. [Okay, I'll write that down.|Okay, I'll put that.|Okay, writing it down.|I'll put that down then.|Okay, I'll use that.] [Thanks.|Thanks!|Cool.|]",
                       "[Oh|Okay|Ah], {x} then. [I'll write that down.|I'm putting that.|Writing it down now.] [Thanks.|Thanks!|Cool.|]")
-END_SESSION = expand("I'm done, I'm ending the session[.|!]", "I'm [stopping|ending it|finishing] here, [bye|sorry][.|!]",
-                     "[I'm ending|I'm closing] [the session|this] [now|here][, bye|, sorry|][.|!]")
-LEAVE = expand("I have to go now, bye[.|!]", "I need to go now[, sorry|, bye][.|!]", "Sorry, I have to [go|leave] now[.|!]",
-               "[I've got to|I gotta|I have to] [go|run|leave][, bye|, sorry| now][.|!]")
+# Leaving, as a child does: short, no "I'm ending the session" or "I'll take it from here" (an adult's way out)
+END_SESSION = expand("[I'm done|done|I'm stopping|I'm stopping now|nope. done][.|!] [bye|bye.|]", "[ok|okay|fine] I'm [stopping|done|quitting][.|!] bye",
+                     "[I'm|im] [done|not doing this|quitting][.|!]")
+LEAVE = expand("[gotta go|I gotta go|I have to go|got to go][, bye|. bye|!|.]", "[my mum's|my dad's|someone's] calling me[, bye|. gotta go|. bye][.|!|]",
+               "[brb|bye|oops gotta go][.|!|]", "[I have to|I need to] go [now|sorry][.|!| bye.]")
 WAS_RIGHT = expand("[Cool|Oh good|Nice|Yay|Great|Phew], so I was right[.|!] [Thanks, bye!|Thanks!|Bye!|Thank you!|Thanks a lot!]",
                    "[Cool|Oh good|Nice|Yay|Great|Phew][!|.] [I was right then|I had it right|So I had it|I knew it][.|!] [Thanks, bye!|Thanks!|Bye!|Thank you!]")
 
@@ -350,8 +345,8 @@ ASK_STEP = expand(f"[I worked out|I did|I've done|I started with] the first [par
                   f"[For the first step|For the first bit|For the first part] I [got|have|wrote] {{r}}[| on my sheet| down]. {_STEP_Q}",
                   f"The first [part|bit|step] [came to|gave me|comes to|is] {{r}}[| for me| on my sheet]. {_STEP_Q}")
 GO_ON = expand("[Okay|Alright|Cool], so then I did the next [part|bit|step] and got {x}[.|!]", "Then for the [rest|next part|other bit] I got {x}[.|!]",
-               "Going on from there, I [got|have|ended up with] {x}[.|!]", "[Okay, |]after that [part|bit|step] I got {x}[.|!]", "[So then|Then] I carried on and [got|ended up with] {x}[.|!]",
-               "[From there|After that] the rest [gave me|came to] {x}[.|!]", "[Doing the rest|Finishing it off|With the rest done], I [got|get|have] {x}[.|!]")
+               "[Okay, |]after that [part|bit|step] I got {x}[.|!]", "[So then|Then] I [got|get|have] {x}[.|!]",
+               "[then|and then|so then] {x}[.|?|!]", "[After that|Then] the rest [gave me|came to|is] {x}[.|!]")
 # A tangent is about the student's own day (a pet, food, weather, a game, a plan), never a fact of the
 # problem; many of them, so no two episodes need drift the same way.
 DRIFT = expand("Oh wait, before that, [I just remembered|guess what,|I forgot to say] [my cousin visits|we're going to the beach|it's pizza night|"
@@ -366,10 +361,9 @@ DRIFT = expand("Oh wait, before that, [I just remembered|guess what,|I forgot to
                "Ooh, [I can smell|someone's making] [pancakes|toast|popcorn|cookies|dinner] [downstairs|in the kitchen|next door].",
                "By the way, I got a new [bike|backpack|pair of trainers|pencil case|book] [yesterday|this week|at the weekend]!",
                "[Sorry,|Hang on,|Oops,] my [cat|dog|hamster|rabbit] [just jumped on the table|is chewing my pencil|wants to play|knocked my drink over].")
-RESUME = expand("[Okay|Right|Anyway|Sorry|Oops], [sorry, |]back to the [problem|maths|question|sum|homework][.|!| now.]", "Right, back to where I was[.|!]",
-                "[Sorry about that|Sorry|Okay, I'm back|Oops, sorry]. So, where I was:", "[Anyway|Okay|Right], where was I[?| with this?| with the sum?]",
-                "[Sorry|Okay|Right], I'm back[.|!] [Let me get back to it.|Where were we?|Back to it.]")
-REDO = expand("[So doing it properly|Let me do it the right way|So the real working is|Doing it again properly|Done the right way, it's|Properly, it goes|The right way round, it's|Doing it properly this time|So it should go|Fixed, my working is]: {w}.")
+# Coming back from a tangent: mostly it just goes on; now and then a word
+RESUME = ["", "", "", "anyway.", "ok.", "oh yeah.", "anyway, the sum.", "ok back to it."]
+REDO = expand("[So|Ok so|Oh ok|Wait|Hmm|Oh|] {w}.", "[So it should be|It should go|So it's really] {w}.")
 SAME_ANSWER = expand("[That's|It's] still {x}, but now I [know|see|get|understand] why[.|!| it works.]",
                      "So it's {x} again, [for the right reason this time|but the right way this time|but now it makes sense|but done properly][.|!]",
                      "It still [comes out as|comes to|works out to] {x}[.|!| that way.| when I do it properly.| the right way.]",
