@@ -51,6 +51,10 @@ class Seeded:
     customers: list[dict]
     products: list[dict]
     personas: list[Any]
+    # the look-alike products (seed.VARIANTS: one product in sizes and colours), apart from ``products``
+    # so the families drawn before them draw as they always did
+    variants: list[dict] = field(default_factory=list)
+    low_stock: list[dict] = field(default_factory=list)  # products with one or two units left
 
     @classmethod
     def of(cls, domain: Any) -> "Seeded":
@@ -68,6 +72,7 @@ class Seeded:
                 "where c.status = 'active' order by c.id, p.id")).fetchall()
             prods = conn.execute(text(
                 "select id, name, price_cents, stock from products where stock >= 5 order by id")).fetchall()
+            everything = conn.execute(text("select id, name, price_cents, stock from products order by id")).fetchall()
         finally:
             st.close()
         seen, customers = set(), []
@@ -77,11 +82,16 @@ class Seeded:
             seen.add(r[0])
             customers.append(dict(zip(("id", "first", "last", "email", "line1", "city", "state", "zip", "pm", "brand",
                                        "last4"), r)))
-        products = [dict(zip(("id", "name", "price", "stock"), p)) for p in prods]
+        from domains.support.seed import N_PRODUCTS
+
+        products = [dict(zip(("id", "name", "price", "stock"), p)) for p in prods if int(p[0][2:]) <= N_PRODUCTS]
+        variants = [dict(zip(("id", "name", "price", "stock"), p)) for p in everything if int(p[0][2:]) > N_PRODUCTS]
         from envs.spec.personas import all_personas  # the domain's enumerated personas
 
         personas = all_personas(domain.name)
-        return cls(customers, products, personas)
+        low = [dict(zip(("id", "name", "price", "stock"), p)) for p in everything
+               if int(p[0][2:]) <= N_PRODUCTS and 1 <= p[3] <= 2]
+        return cls(customers, products, personas, variants, low)
 
 
 # -- one instance: a customer and the orders its conversation is about -------------------------------
@@ -117,6 +127,9 @@ class Instance:
     words: random.Random = field(default_factory=random.Random)
     # the other seeded accounts (a household member's order is placed on one of them)
     accounts: list[dict] = field(default_factory=list)
+    # the look-alike products (one product in sizes and colours) and the products nearly out of stock
+    variants: list[dict] = field(default_factory=list)
+    low_stock: list[dict] = field(default_factory=list)
 
     def phrase(self, *parts: str | list[str]) -> str:
         """One sentence from its parts, each a fixed string or options drawn with ``words``: a family's
@@ -127,13 +140,16 @@ class Instance:
     def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
               damaged: str | None = None, first_refunded: bool = False, quantities: list[int] | None = None,
               placed_gap: int = 4, same_as: list[dict] | None = None, price_pct: int = 100,
-              owner: dict | None = None) -> Order:
+              owner: dict | None = None, lines: list[dict] | None = None) -> Order:
         k = len(self.orders) + 1
         stem = f"{7 + self.n // 1000}{self.n % 1000:03d}{k}"  # O-7FNNK: family, instance, order (8 past the 10th family)
         oid = f"O-{stem}"
         # ``same_as``: the products of an earlier line again (a customer who bought one thing twice)
-        picks = ([{"id": it["product_id"], "name": it["name"], "price": it["unit_price_cents"] * price_pct // 100}
+        # ``lines``: the products given (look-alikes, which may recur across a task's orders)
+        picks = (list(lines) if lines else
+                 [{"id": it["product_id"], "name": it["name"], "price": it["unit_price_cents"] * price_pct // 100}
                   for it in same_as] if same_as else self.rng.sample(self.products, n_items))
+        n_items = len(picks)
         self.products = [p for p in self.products if p not in picks]  # no product twice in one task
         qty = quantities or [1] * n_items
         items = [{"id": int(f"{stem}{j}"), "product_id": p["id"], "name": p["name"],
@@ -275,7 +291,8 @@ class SupportFamily:
         for i, cust in enumerate(customers, 1):
             inst = Instance(self.offset + i, cust, rng.choice(personas), random.Random(f"{self.name}:{seed}:{i}"),
                             list(data.products), words=random.Random(f"{self.name}:{seed}:{i}:words"),
-                            accounts=[c for c in data.customers if c["id"] != cust["id"]])
+                            accounts=[c for c in data.customers if c["id"] != cust["id"]],
+                            variants=list(data.variants), low_stock=list(data.low_stock))
             body = self.build(inst)
             sc = body.pop("scenario")
             sc.setdefault("hidden_facts", inst.identity_facts())
