@@ -51,6 +51,10 @@ class Seeded:
     customers: list[dict]
     products: list[dict]
     personas: list[Any]
+    # the look-alike products (seed.VARIANTS: one product in sizes and colours), apart from ``products``
+    # so the families drawn before them draw as they always did
+    variants: list[dict] = field(default_factory=list)
+    low_stock: list[dict] = field(default_factory=list)  # products with one or two units left
 
     @classmethod
     def of(cls, domain: Any) -> "Seeded":
@@ -68,6 +72,7 @@ class Seeded:
                 "where c.status = 'active' order by c.id, p.id")).fetchall()
             prods = conn.execute(text(
                 "select id, name, price_cents, stock from products where stock >= 5 order by id")).fetchall()
+            everything = conn.execute(text("select id, name, price_cents, stock from products order by id")).fetchall()
         finally:
             st.close()
         seen, customers = set(), []
@@ -77,11 +82,16 @@ class Seeded:
             seen.add(r[0])
             customers.append(dict(zip(("id", "first", "last", "email", "line1", "city", "state", "zip", "pm", "brand",
                                        "last4"), r)))
-        products = [dict(zip(("id", "name", "price", "stock"), p)) for p in prods]
+        from domains.support.seed import N_PRODUCTS
+
+        products = [dict(zip(("id", "name", "price", "stock"), p)) for p in prods if int(p[0][2:]) <= N_PRODUCTS]
+        variants = [dict(zip(("id", "name", "price", "stock"), p)) for p in everything if int(p[0][2:]) > N_PRODUCTS]
         from envs.spec.personas import all_personas  # the domain's enumerated personas
 
         personas = all_personas(domain.name)
-        return cls(customers, products, personas)
+        low = [dict(zip(("id", "name", "price", "stock"), p)) for p in everything
+               if int(p[0][2:]) <= N_PRODUCTS and 1 <= p[3] <= 2]
+        return cls(customers, products, personas, variants, low)
 
 
 # -- one instance: a customer and the orders its conversation is about -------------------------------
@@ -117,6 +127,9 @@ class Instance:
     words: random.Random = field(default_factory=random.Random)
     # the other seeded accounts (a household member's order is placed on one of them)
     accounts: list[dict] = field(default_factory=list)
+    # the look-alike products (one product in sizes and colours) and the products nearly out of stock
+    variants: list[dict] = field(default_factory=list)
+    low_stock: list[dict] = field(default_factory=list)
 
     def phrase(self, *parts: str | list[str]) -> str:
         """One sentence from its parts, each a fixed string or options drawn with ``words``: a family's
@@ -127,13 +140,16 @@ class Instance:
     def order(self, state: str, n_items: int = 1, shipping_cents: int = 0, delivered_days_ago: int | None = None,
               damaged: str | None = None, first_refunded: bool = False, quantities: list[int] | None = None,
               placed_gap: int = 4, same_as: list[dict] | None = None, price_pct: int = 100,
-              owner: dict | None = None) -> Order:
+              owner: dict | None = None, lines: list[dict] | None = None) -> Order:
         k = len(self.orders) + 1
         stem = f"{7 + self.n // 1000}{self.n % 1000:03d}{k}"  # O-7FNNK: family, instance, order (8 past the 10th family)
         oid = f"O-{stem}"
         # ``same_as``: the products of an earlier line again (a customer who bought one thing twice)
-        picks = ([{"id": it["product_id"], "name": it["name"], "price": it["unit_price_cents"] * price_pct // 100}
+        # ``lines``: the products given (look-alikes, which may recur across a task's orders)
+        picks = (list(lines) if lines else
+                 [{"id": it["product_id"], "name": it["name"], "price": it["unit_price_cents"] * price_pct // 100}
                   for it in same_as] if same_as else self.rng.sample(self.products, n_items))
+        n_items = len(picks)
         self.products = [p for p in self.products if p not in picks]  # no product twice in one task
         qty = quantities or [1] * n_items
         items = [{"id": int(f"{stem}{j}"), "product_id": p["id"], "name": p["name"],
@@ -275,7 +291,8 @@ class SupportFamily:
         for i, cust in enumerate(customers, 1):
             inst = Instance(self.offset + i, cust, rng.choice(personas), random.Random(f"{self.name}:{seed}:{i}"),
                             list(data.products), words=random.Random(f"{self.name}:{seed}:{i}:words"),
-                            accounts=[c for c in data.customers if c["id"] != cust["id"]])
+                            accounts=[c for c in data.customers if c["id"] != cust["id"]],
+                            variants=list(data.variants), low_stock=list(data.low_stock))
             body = self.build(inst)
             sc = body.pop("scenario")
             sc.setdefault("hidden_facts", inst.identity_facts())
@@ -1503,6 +1520,373 @@ def long_conversation(inst: Instance) -> dict:
     }
 
 
+# -- look-alike lines: one product in several sizes and colours, the one meant said in the customer's words --
+
+# how a customer names each colour of the look-alike products (seed.VARIANTS): a plain colour word,
+# not the catalogue's name alone
+_COLOUR_SAID = {
+    "Sage": ["green", "pale green"], "Sand": ["beige", "sandy beige"], "Slate": ["grey", "blue-grey"],
+    "Rose": ["pink", "dusty pink"], "Oat": ["beige", "oatmeal-coloured"], "Olive": ["green", "olive-green"],
+    "Charcoal": ["dark grey", "grey"], "Blush": ["pink", "pale pink"], "Ivory": ["cream", "off-white"],
+    "Navy": ["dark blue", "navy blue"], "Moss": ["green", "mossy green"], "Mustard": ["yellow", "mustard-yellow"],
+    "Rust": ["orange", "rusty orange"], "Denim": ["blue", "denim-blue"], "Clear": ["clear", "see-through"],
+    "Amber": ["brown", "amber-tinted"], "Smoke": ["grey", "smoky grey"], "Ash": ["light grey", "grey"],
+    "Forest": ["dark green", "green"]}
+# the product as said in passing: (one, several)
+_BASE_SAID = {"Ceramic Mug": ("mug", "mugs"), "Linen Napkins": ("napkin set", "napkin sets"),
+              "Cotton Bath Towel": ("towel", "towels"), "Throw Pillow Cover": ("pillow cover", "pillow covers"),
+              "Glass Storage Jar": ("storage jar", "storage jars"), "Wool Socks": ("pack of socks", "packs of socks")}
+_SMALL_SAID = ["the smaller size", "the small one", "the smaller of the two sizes"]
+_LARGE_SAID = ["the bigger size", "the large one", "the larger of the two sizes"]
+_LOOK_MODES = ("two_asks", "refunded_before", "two_orders", "replaced_before", "two_asks", "refunded_before", "two_orders")
+
+
+def _variant_groups(inst: Instance) -> dict[str, dict[tuple[str, str], dict]]:
+    """The look-alike products by base product, each keyed by (size, colour)."""
+    from domains.support.seed import VARIANTS
+
+    by_name = {p["name"]: p for p in inst.variants}
+    return {base: {(size, colour): by_name[f"{base} {size} - {colour}"] for size in sizes for colour in colours}
+            for base, _, sizes, colours, _ in VARIANTS}
+
+
+def _look_words(inst: Instance, base: str, size: str | None, colour: str, sizes: list[str]) -> str:
+    """The customer's own words for one look-alike line: its colour, and its size when said ("the
+    green mug, the smaller size")."""
+    one = _BASE_SAID[base][0]
+    said = f"the {inst.words.choice(_COLOUR_SAID[colour])} {one}"
+    if size is None:
+        return said
+    return said + ", " + inst.words.choice(_SMALL_SAID if size == sizes[0] else _LARGE_SAID)
+
+
+def _damage_words(base: str, one: bool = True) -> list[str]:
+    """How a look-alike arrived damaged, in words for its material (a towel is ripped, a mug cracked)."""
+    if base in ("Ceramic Mug", "Glass Storage Jar"):
+        return ["arrived cracked", "came broken", "turned up damaged", "arrived damaged"]
+    return ["arrived ripped", "came damaged", "turned up damaged", "arrived with a ripped seam"]
+
+
+def _line_done_earlier(inst: Instance, o: Order, line: dict, how: str) -> None:
+    """``line`` of ``o`` refunded or replaced a day after delivery, recorded as the tools record it."""
+    rid = int(f"7{o.id[2:]}")
+    placed = next(r["row"]["placed_at"] for r in inst.rows if r["table"] == "orders" and r["row"]["id"] == o.id)
+    when = dt.datetime.strptime(placed, "%Y-%m-%d %H:%M:%S") + dt.timedelta(days=o.placed_gap + 1)
+    row = next(r["row"] for r in inst.rows if r["table"] == "order_items" and r["row"]["id"] == line["id"])
+    if how == "refunded":
+        _units_refunded_earlier(inst, o, line, line["quantity"])
+        row["status"] = "refunded"
+    else:
+        inst.rows.append({"table": "replacements", "row": {
+            "id": rid, "order_id": o.id, "order_item_id": line["id"], "product_id": line["product_id"],
+            "quantity": line["quantity"], "reason": "damaged", "status": "shipped",
+            "created_at": f"{when:%Y-%m-%d %H:%M:%S}"}})
+        row["status"] = "replaced"
+
+
+def _mark(inst: Instance, o: Order, column: str, items: list[dict]) -> None:
+    for r in inst.rows:
+        if r["table"] == "home_deliveries" and r["row"]["order_id"] == o.id:
+            r["row"][column] = " and the ".join(it["name"] for it in items)
+
+
+def _remedy_of(o: Order, item: dict, want: str, reason: str) -> list[dict]:
+    return (refund(o, [item], reason) if want == "refund" else replace(o, [item], reason))
+
+
+def look_alike_lines(inst: Instance) -> dict:
+    """Several lines of one order are one product in two sizes and several colours ("Ceramic Mug
+    12 oz - Sage", "... 12 oz - Sand", "... 16 oz - Sage"); the customer names the one it means in
+    its own words ("the green mug, the smaller size"), a colour word for the catalogue's shade and
+    a comparative for the size, so neither alone picks the line. In some instances a look-alike was
+    refunded or replaced earlier (get_order shows it) and the customer speaks of "the other green
+    one"; a second request asks for another look-alike (of the same order or of a second order of
+    the same products) or cancels another order. The remedy (refund or replacement) is the
+    customer's, said up front."""
+    mode = _LOOK_MODES[(inst.n % 100 - 1) % len(_LOOK_MODES)]
+    groups = _variant_groups(inst)
+    base = inst.rng.choice(sorted(groups))
+    table = groups[base]
+    sizes = list(dict.fromkeys(k[0] for k in table))
+    colours = list(dict.fromkeys(k[1] for k in table))
+    c1, c2, c3 = inst.rng.sample(colours, 3)
+    s_t = inst.rng.choice(sizes)  # the target's size
+    s_o = sizes[1 - sizes.index(s_t)]
+    # each colour named comes in both sizes, so the colour alone never picks the line, nor the size alone
+    keys = [(s_t, c1), (s_o, c1), (s_t, c2), (s_o, c2), (inst.rng.choice(sizes), c3)]
+    inst.rng.shuffle(keys)
+    days = inst.rng.randint(3, 18)
+    shipping = inst.rng.choice([499, 699, 899])
+    a = inst.order("delivered", shipping_cents=shipping, delivered_days_ago=days,
+                   lines=[{"id": table[k]["id"], "name": table[k]["name"], "price": table[k]["price"]} for k in keys])
+    line = {k: it for k, it in zip(keys, a.items)}
+    one, many = _BASE_SAID[base]
+    want = inst.rng.choice(["refund", "replacement"])
+    ask = (inst.phrase([", so I'd like a refund for it.", "; could I get my money back for it?", ", and I'd like a refund for it."])
+           if want == "refund" else
+           inst.phrase([", so could you send me a replacement?", "; can I get a replacement for it?",
+                        ", and I'd like a replacement sent."]))
+    broke = inst.words.choice(_damage_words(base))
+    hidden = inst.identity_facts()
+    actions: list[dict] = []
+    more: list[str] = []
+    outputs: list[str] = []
+    if mode in ("refunded_before", "replaced_before"):
+        done, target = line[(s_o, c1)], line[(s_t, c1)]
+        _line_done_earlier(inst, a, done, "refunded" if mode == "refunded_before" else "replaced")
+        _mark(inst, a, "damaged_items", [done, target])
+        colour = inst.words.choice(_COLOUR_SAID[c1])
+        before = ("you refunded one of my " if mode == "refunded_before" else "you exchanged one of my ")
+        request = inst.phrase([before], [f"{colour} {many} from order {a.id} before, ",
+                                         f"{colour} {many} (order {a.id}) earlier, "],
+                              ["and now I've noticed the other " + colour + " one ",
+                               "but it turns out the other " + colour + " one "],
+                              (["is cracked too", "is broken as well", "is damaged too"]
+                               if base in ("Ceramic Mug", "Glass Storage Jar") else
+                               ["is ripped too", "is damaged as well", "has a ripped seam too"]), [ask])
+        hidden.append({"id": "which", "topic": "missing_scope", "asked_by": ["which one", "which of", "which size"],
+                       "fact": inst.phrase([f"the other {colour} one, not the one you "
+                                            f"{'refunded' if mode == 'refunded_before' else 'exchanged'} before."])})
+        b = inst.order("processing")
+        more.append(cancel_line(inst, b.id))
+        actions = _remedy_of(a, target, want, "damaged") + cancel(b)
+        outputs = ([money(target["unit_price_cents"])] if want == "refund" else []) + [money(b.total)]
+        second_words = f"{b.id} cancelled"
+        first_words = (f"{target['name']} (the other {c1} {one}; the {done['name']} was "
+                       f"{'refunded' if mode == 'refunded_before' else 'replaced'} before)")
+    else:
+        target = line[(s_t, c1)]
+        said = _look_words(inst, base, s_t, c1, sizes)
+        _mark(inst, a, "damaged_items", [target])
+        request = inst.phrase([f"order {a.id} came with several {many} in it, and ", f"about order {a.id}: I ordered a few {many}, and ",
+                               f"in order {a.id}, one of the {many} is no good: "],
+                              [said + ", "], [broke], [ask])
+        hidden.append({"id": "which", "topic": "missing_scope", "asked_by": ["which one", "which of", "which size"],
+                       "fact": inst.phrase(["it's ", "I mean "], [said + "."])})
+        first_words = f"{target['name']} ({said})"
+        want2 = inst.rng.choice(["refund", "replacement"])
+        ask2 = inst.phrase(["; I'd like a refund for it, please.", "; could I get my money back for it?"] if want2 == "refund" else
+                           ["; could you send me a replacement for it?", "; I'd like a replacement for it, please."])
+        if mode == "two_asks":  # a second look-alike of the same order, missing from the box
+            second = line[(s_o, c2)]
+            said2 = _look_words(inst, base, s_o, c2, sizes)
+            _mark(inst, a, "missing_items", [second])
+            more.append(inst.phrase(["also, from the same order, ", "and from that same order, ", "one more thing about that order: "],
+                                    [said2 + ","], [" was missing from the box", " wasn't in the box at all", " was missing from the parcel"],
+                                    [ask2]))
+            o2 = a
+        else:  # two orders of the same products: the second one's look-alike named by its own order
+            keys_b = [(s_o, c2), (s_t, c2), (s_o, c1), (s_o, c3)]
+            inst.rng.shuffle(keys_b)
+            o2 = inst.order("delivered", shipping_cents=inst.rng.choice([499, 699]), delivered_days_ago=inst.rng.randint(3, 18),
+                            lines=[{"id": table[k]["id"], "name": table[k]["name"], "price": table[k]["price"]} for k in keys_b])
+            second = dict(zip(keys_b, o2.items))[(s_o, c2)]
+            said2 = _look_words(inst, base, s_o, c2, sizes)
+            _mark(inst, o2, "missing_items", [second])
+            more.append(inst.phrase([f"and I ordered more {many} in order {o2.id}: ", f"also, my other order of {many}, {o2.id}: ",
+                                     f"then there's order {o2.id}, more {many}: "],
+                                    [said2 + ","], [" was missing from the box", " wasn't in the box", " was missing from the parcel"],
+                                    [ask2]))
+        actions = _remedy_of(a, target, want, "damaged") + _remedy_of(o2, second, want2, "missing_item")
+        outputs = ([money(target["unit_price_cents"])] if want == "refund" else []) + (
+            [money(second["unit_price_cents"])] if want2 == "refund" else [])
+        second_words = (f"the {second['name']} of {o2.id} ({said2}, missing) "
+                        f"{'refunded' if want2 == 'refund' else 'replaced'}")
+    return {
+        "description": f"Look-alike lines ({base} in {', '.join(sizes)} and several colours) in {a.id}, the one meant said "
+                       f"in the customer's words ({mode.replace('_', ' ')}): {first_words} "
+                       f"{'refunded' if want == 'refund' else 'replaced'}; then {second_words}.",
+        "scenario": {
+            "goal": f"The damaged {first_words} of {a.id} {'refunded' if want == 'refund' else 'replaced'}, no other line "
+                    f"of it; {second_words}.",
+            "request": request,
+            "hidden_facts": hidden,
+            "more_requests": more,
+            "max_turns": 36,
+        },
+        "actions": actions,
+        "outputs": outputs,
+        "relies_on": ["Identity first", "Understand the request before acting", "Missing or damaged item",
+                      "Refund or replacement"] + (["Cancellation"] if mode.endswith("_before") else []),
+    }
+
+
+# -- two rules at once: a request on which two of the policy's rules bear (policy: When two rules meet) --
+
+_INTERACTION_MODES = ("moved_refund", "short_stock", "credit_fee", "moved_lost", "short_stock", "credit_fee", "moved_keep")
+
+
+def _moved(inst: Instance, mode: str) -> dict:
+    """A customer who has moved asks for a replacement at the new address: a replacement ships to the
+    order's shipping address, which cannot change once dispatched, so it is told so and chooses a
+    refund (or the replacement to the old address); its order not yet dispatched is re-addressed."""
+    lost = mode == "moved_lost"
+    keep = mode == "moved_keep"
+    if lost:
+        a = inst.order("lost", n_items=1, shipping_cents=inst.rng.choice([0, 599, 899]))
+        items = a.items
+    else:
+        a, item = _damaged_order(inst, n_items=2, shipping=inst.rng.choice([0, 499, 699]))
+        items = [item]
+    b = inst.order("processing")
+    addr = inst.new_address()
+    where = address_words(addr)
+    moved = inst.phrase(["I've moved since I ordered it, so ", "I've moved house since, so ", "I don't live there any more, so "],
+                        ["please send the replacement to my new address: ", "could the replacement go to my new address? It's ",
+                         "I'd like the replacement sent to my new place, "], [f"{where}."])
+    if lost:
+        request = inst.phrase([f"order {a.id} never arrived", f"I never got order {a.id}"],
+                              [" and the tracking hasn't moved in days. ", "; the tracking's been stuck for ages. "]) + moved
+    else:
+        request = damaged_line(inst, item, a.id, [". ", "! ", ", which is annoying. "]) + moved
+    choice = (inst.phrase(["oh, if it can't come here, ", "hmm, then "],
+                          ["send it to the address on the order; I can still collect post there this month.",
+                           "send it to the old address after all, my old neighbour will keep it for me."])
+              if keep else
+              inst.phrase(["oh, if it can't come to my new address, ", "in that case, ", "hmm, if it has to go to the old place, "],
+                          ["I'd rather have a refund.", "just refund it instead, please.", "a refund is better then."]))
+    remedy = (replace(a, items, "lost_package" if lost else "damaged") if keep else
+              refund(a, items, "lost_package" if lost else "damaged"))
+    if lost:
+        remedy = [remedy[0]] + remedy[1:] + [{"name": "open_carrier_claim",
+                                              "arguments": {"order_id": a.id, "reason": "lost_in_transit"}}]
+    amount = sum(it["unit_price_cents"] for it in items) + (a.shipping_cents if lost else 0)
+    what = "the parcel" if lost else f"the damaged {items[0]['name']}"
+    return {
+        "description": f"Two rules at once: a replacement asked for {what} of {a.id} at a new address (it ships to the "
+                       f"order's address, which cannot change after dispatch); told so, the customer "
+                       f"{'keeps the replacement to the order address' if keep else 'takes a refund'}"
+                       f"{'; a carrier claim' if lost else ''}; {b.id} (not dispatched) re-addressed.",
+        "scenario": {
+            "goal": f"{what[0].upper()}{what[1:]} of {a.id} {'replaced (to the address on the order)' if keep else 'refunded'}"
+                    f"{' with a carrier claim' if lost else ''}, after being told a replacement cannot go to "
+                    f"{where}; order {b.id} shipped to {where}.",
+            "request": request,
+            # said once told the replacement cannot come to the new address (not to a bare "shall I send one?")
+            "hidden_facts": inst.identity_facts() + [{"id": "choice", "fact": choice, "asked_by": [
+                "address on the order", "order's address", "order's shipping address", "original address", "old address",
+                "previous address", "can't be changed", "cannot be changed", "can no longer be changed", "can't send it to",
+                "cannot send it to", "can't ship it to", "cannot ship it to", "only ship to", "only be shipped to",
+                "only be sent to", "only go to"]}],
+            "more_requests": [address_line(inst, b.id, addr, ["and ", "also, ", "and then, "])],
+            "max_turns": 36,
+        },
+        "actions": remedy + change_address(b, addr),
+        "outputs": ([] if keep else [money(amount)]),
+        "relies_on": ["Identity first", "Lost by the carrier" if lost else "Missing or damaged item", "Refund or replacement",
+                      "Shipping address", "When two rules meet"],
+    }
+
+
+def _short_stock(inst: Instance) -> dict:
+    """Replacements asked for some units of a line whose product has fewer units in stock: none is
+    sent (policy: every unit or none), the refund of those units offered instead, at unit price and
+    without the shipping fee (units of the line stay); then a cancellation."""
+    pool = [p for p in inst.low_stock if not p["name"].endswith(("Knife", "fe"))]
+    product = inst.rng.choice(pool)
+    qty = inst.rng.choice([4, 5, 6])
+    k = inst.rng.randint(product["stock"] + 1, qty - 1)
+    shipping = inst.rng.choice([499, 699, 899])
+    a = inst.order("delivered", shipping_cents=shipping, delivered_days_ago=inst.rng.randint(3, 18),
+                   lines=[product], quantities=[qty])
+    line = a.items[0]
+    many = _plural(line["name"])
+    for r in inst.rows:
+        if r["table"] == "home_deliveries" and r["row"]["order_id"] == a.id:
+            r["row"]["damaged_items"] = f"{_COUNT[k]} of the {_COUNT[qty]} {many}"
+    b = inst.order("processing")
+    amount = k * line["unit_price_cents"]
+    request = inst.phrase([f"order {a.id} came and ", f"about order {a.id}: ", f"my order {a.id} arrived, but "],
+                          [f"{_COUNT[k]} of the {_COUNT[qty]} {many} "], ["arrived broken", "were broken in the box", "came damaged"],
+                          [", could you send replacements for just those?", "; can I get new ones for those?",
+                           ", so I'd like those replaced."])
+    return {
+        "description": f"Two rules at once: replacements asked for {k} of {qty} {many} of {a.id}, but only "
+                       f"{product['stock']} in stock (every unit or none): none sent, those {k} refunded "
+                       f"({k} x {money(line['unit_price_cents'])}, no shipping fee); then a cancellation.",
+        "scenario": {
+            "goal": f"Told only {product['stock']} {line['name']} {'is' if product['stock'] == 1 else 'are'} in stock, so no "
+                    f"replacement; {_COUNT[k]} of the {_COUNT[qty]} {many} of {a.id} refunded instead ({money(amount)}, "
+                    f"no shipping fee); {b.id} cancelled.",
+            "request": request,
+            "hidden_facts": inst.identity_facts() + [{"id": "fallback", "topic": "refund", "fact": inst.phrase(
+                ["if you can't replace them all, ", "oh, if there aren't enough, "],
+                ["a refund for those is fine.", "I'll take the refund for the broken ones."])}],
+            "more_requests": [cancel_line(inst, b.id)],
+            "max_turns": 34,
+        },
+        "actions": [{"name": "get_order", "arguments": {"order_id": a.id}},
+                    {"name": "refund_items", "arguments": {"order_id": a.id, "item_ids": [line["id"]],
+                                                           "destination": "original_payment", "reason": "damaged",
+                                                           "quantity": k}}] + cancel(b),
+        "outputs": [money(amount), money(b.total)],
+        "relies_on": ["Identity first", "Missing or damaged item", "Refund or replacement", "When two rules meet",
+                      "Cancellation"],
+    }
+
+
+def _credit_fee(inst: Instance) -> dict:
+    """Store credit asked for once, up front, for every refund of the conversation: the cancellation
+    refunds the card anyway (told so), the damaged item's refund goes to store credit though the
+    customer does not say it again, and as that item is the last of its order not refunded before,
+    the shipping fee comes back with it, to store credit too; the amount asked before deciding."""
+    b = inst.order("processing")
+    shipping = inst.rng.choice([499, 699, 899])
+    a = inst.order("delivered", n_items=2, shipping_cents=shipping, delivered_days_ago=inst.rng.randint(5, 20),
+                   first_refunded=True)
+    done, item = a.items
+    _mark_damaged(inst, a, [item])
+    amount = item["unit_price_cents"] + shipping
+    return {
+        "description": f"Two rules at once: store credit asked up front for everything; {b.id} cancelled (to the card, as "
+                       f"every cancellation); the damaged {item['name']} of {a.id}, its last item not refunded before, "
+                       f"refunded with the {money(shipping)} shipping fee as store credit ({money(amount)}), the amount said first.",
+        "scenario": {
+            "goal": f"{b.id} cancelled (its refund to the card, as cancellations always are); told the refund for the damaged "
+                    f"{item['name']} of {a.id} comes to {money(amount)} with the shipping fee, then refunded as store credit "
+                    "(you asked for store credit once, at the start, and do not say it again unless asked).",
+            "request": inst.phrase(["before we start: ", "just so you know, ", "one thing up front: "],
+                                   ["any money you give back today, I'd like as store credit. ",
+                                    "I want store credit for any refund today, not money on my card. "],
+                                   [f"First, please cancel order {b.id}.", f"To start, I'd like order {b.id} cancelled.",
+                                    f"First, could you cancel order {b.id}?"]),
+            "hidden_facts": inst.identity_facts() + [
+                {"id": "destination", "topic": "store_credit",
+                 "asked_by": ["which card", "original payment", "card or", "credit or", "or store credit",
+                              "or as store credit", "or to store credit"],
+                 "fact": inst.phrase(["store credit, yes, ", "as store credit, yes, "], ["like I said earlier.", "as I said before."])},
+                {"id": "decision", "topic": "remedy", "fact": inst.phrase(["yes, ", "okay, yes: "],
+                                                                          ["a refund, please.", "go ahead with the refund."])}],
+            "more_requests": [inst.phrase([f"next, the {item['name']} from order {a.id} ", f"then there's order {a.id}: the {item['name']} "],
+                                          ["arrived damaged", "came broken"],
+                                          [f" (the {done['name']} in it was refunded before). ",
+                                           f"; the other thing in that order, the {done['name']}, you refunded already. "],
+                                          ["How much would I get back for it?", "What would a refund for it come to?",
+                                           "Before you do anything, how much would that be?"])],
+            "max_turns": 36,
+        },
+        "actions": cancel(b) + refund(a, [item], "damaged", "store_credit"),
+        "outputs": [money(b.total), money(amount)],
+        "relies_on": ["Identity first", "Cancellation", "Missing or damaged item", "Refund or replacement",
+                      "When two rules meet"],
+    }
+
+
+def policy_interaction(inst: Instance) -> dict:
+    """One request on which two of the policy's rules bear at once (policy: When two rules meet): a
+    replacement for a customer who has moved (it ships to the order's address, which cannot change
+    after dispatch), replacements for more units than are in stock (every unit or none), store
+    credit asked for a cancellation and an item refund that is the last of its order (the card for
+    the one, store credit with the shipping fee for the other). The allowed part is done, the rest
+    declined with its reason."""
+    mode = _INTERACTION_MODES[(inst.n % 100 - 1) % len(_INTERACTION_MODES)]
+    if mode == "short_stock":
+        return _short_stock(inst)
+    if mode == "credit_fee":
+        return _credit_fee(inst)
+    return _moved(inst, mode)
+
+
 _SHAKY = lambda p: p.dimensions.get("memory") == "shaky"  # noqa: E731
 _FAMILIES = [
     # the number after each template keeps its order ids apart from the other families'
@@ -1590,6 +1974,16 @@ _FAMILIES = [
                   "credit asked for early holds for the late refund", long_conversation, 2300,
                   relies_on=("Identity first", "Understand the request before acting", "Missing or damaged item",
                              "Refund or replacement", "What you may promise", "Cancellation", "Shipping address")),
+    SupportFamily("look_alike_lines", "several lines of one product in sizes and colours; the one meant said in the "
+                  "customer's words (a colour word, a comparative size, 'the other green one' beside one done before), "
+                  "then a second look-alike or a cancellation", look_alike_lines, 2400,
+                  relies_on=("Identity first", "Understand the request before acting", "Missing or damaged item",
+                             "Refund or replacement", "Cancellation")),
+    SupportFamily("policy_interaction", "two policy rules on one request: a replacement for a customer who has moved, "
+                  "replacements for more units than in stock, store credit asked for a cancellation beside the last "
+                  "item of an order", policy_interaction, 2500,
+                  relies_on=("Identity first", "Missing or damaged item", "Refund or replacement", "Shipping address",
+                             "Lost by the carrier", "When two rules meet")),
 ]
 
 

@@ -1,6 +1,7 @@
 """Deterministic seed data for the support domain (same seed, same bytes).
 
-Scale: 30 sellers, 100 products, 520 customers, 2,000 orders with their items,
+Scale: 30 sellers, 100 products (and 46 variants: one product in two sizes and several colours),
+520 customers, 2,000 orders with their items,
 shipments, charges, a sprinkling of refunds, duplicate captures, store credit
 and old tickets, plus the customer-side records (home deliveries, bank
 statement lines). Everything is drawn from ``random.Random(seed)`` in a fixed
@@ -100,6 +101,16 @@ CATALOG = {
     "crafts": (["Watercolor Set", "Knitting Needles", "Sketchbook", "Embroidery Kit", "Clay Tools",
                 "Calligraphy Pens", "Yarn Bundle", "Sewing Box"], (8, 70)),
 }
+# look-alike products: one product in two sizes (smaller first) and several colours, named
+# "Ceramic Mug 12 oz - Sage"; drawn after everything else, so the rest of the template is unchanged
+VARIANTS = [
+    ("Ceramic Mug", "kitchen", ["12 oz", "16 oz"], ["Sage", "Sand", "Slate", "Rose"], 1400),
+    ("Linen Napkins", "home", ["Set of 4", "Set of 6"], ["Oat", "Olive", "Charcoal", "Blush"], 2200),
+    ("Cotton Bath Towel", "home", ["Standard", "Oversized"], ["Ivory", "Navy", "Moss", "Mustard"], 2600),
+    ("Throw Pillow Cover", "home", ["18 in", "22 in"], ["Rust", "Denim", "Mustard", "Ivory"], 1800),
+    ("Glass Storage Jar", "kitchen", ["0.5 L", "1 L"], ["Clear", "Amber", "Smoke"], 1100),
+    ("Wool Socks", "outdoors", ["Medium", "Large"], ["Ash", "Forest", "Navy", "Rust"], 1600),
+]
 ADJ = ["Classic", "Compact", "Deluxe", "Handmade", "Vintage", "Modern", "Rustic", "Premium", "Everyday",
        "Artisan", "Nordic", "Pro"]
 
@@ -332,6 +343,7 @@ def seed(session: Session, seed: int) -> None:
                             "status": "closed", "created_at": created})
         items.extend(order_items)
 
+    products += _variants(random.Random(f"{seed}:variants"), sellers, len(products))
     session.execute(insert(Seller), sellers)
     session.execute(insert(Product), products)
     session.execute(insert(Customer), customers)
@@ -346,3 +358,17 @@ def seed(session: Session, seed: int) -> None:
     session.execute(insert(Ticket), tickets)
     session.execute(insert(HomeDelivery), deliveries)
     session.execute(insert(BankStatementLine), bank)
+
+
+def _variants(rng: random.Random, sellers: list[dict], start: int) -> list[dict]:
+    """The look-alike products (``VARIANTS``): each base product in each size and colour, one seller
+    for all of a base's variants, the larger size dearer, the colours of one size at one price."""
+    out = []
+    for base, cat, sizes, colours, price in VARIANTS:
+        seller = sellers[rng.randrange(len(sellers))]["id"]
+        for k, size in enumerate(sizes):
+            for colour in colours:
+                out.append({"id": f"P-{start + len(out) + 1:04d}", "seller_id": seller, "name": f"{base} {size} - {colour}",
+                            "category": cat, "price_cents": price + k * (price // 3 // 100 * 100) + 99,
+                            "stock": rng.choice([1, 2, 9, 14, 20, 35, 60])})
+    return out

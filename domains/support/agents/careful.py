@@ -22,8 +22,19 @@ from envs.records import AgentAction, ToolEvent
 
 from .base import ScriptedAgentBase, first_step
 from .careful_cases import TODAY, CarefulCases
-from .reading import (ANGER_RE, NO_RE, OFF_TOPIC_RE, PROVOCATION_RE, YES_RE, Facts, days_named, detect_intent, is_ambiguous,
-                      item_noun, money)
+from .reading import (ADDRESS_RE, ANGER_RE, INTENTS, ORDER_RE, NO_RE, OFF_TOPIC_RE, PREF_REPLACE_RE, PROVOCATION_RE, YES_RE, Facts, days_named,
+                      detect_intent, is_ambiguous, item_noun, money)
+
+_PROBLEM_RX = [(name, rx) for name, rx in INTENTS if name in ("damaged", "missing_item", "not_arrived")]
+
+
+def intent_of(text: str) -> str | None:
+    """``detect_intent``, but a replacement asked for an item's trouble by a customer who has moved ("it
+    arrived broken; I've moved, so send the replacement to ...") is that trouble, not an address change."""
+    intent = detect_intent(text)
+    if intent == "change_address" and PREF_REPLACE_RE.search(text):
+        return next((name for name, rx in _PROBLEM_RX if rx.search(text)), intent)
+    return intent
 
 
 class CarefulAgent(CarefulCases, ScriptedAgentBase):
@@ -134,7 +145,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self._absorb(view)
         self.last_user = view.last_user_message()
         latest = self.new_user_text
-        new_request = detect_intent(latest) if latest else None
+        new_request = intent_of(latest) if latest else None
         if new_request and not self.queue and not self.awaiting_yes and (self.finished or self.intent is None) and self.verified:
             # the last request is dealt with (done, or refused) and the customer raises another
             self._start_request(new_request, latest)
@@ -178,7 +189,7 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
         self.order = self.tracking = self.refund_info = None
         self.doorstep = None
         self.proposal, self.awaiting_yes, self.done_results = None, False, []
-        self.asked -= {"order", "order2", "item", "units", "pref", "address", "doorstep", "what"}
+        self.asked -= {"order", "order2", "item", "units", "pref", "address", "doorstep", "what", "ship_to"}
         self.unit_counts = {}
         self.seen_orders, self.seen_tracks = {}, {}
         fresh = Facts()
@@ -199,7 +210,9 @@ class CarefulAgent(CarefulCases, ScriptedAgentBase):
 
     def _update_intent(self, latest: str) -> None:
         """Take the intent of the customer's new messages; a change of mind replaces the pending proposal."""
-        new_intent = detect_intent(latest) if latest else None
+        new_intent = intent_of(latest) if latest else None
+        if new_intent == "change_address" and "ship_to" in self.asked and not (ADDRESS_RE.search(latest) or ORDER_RE.search(latest)):
+            new_intent = None  # "if it has to go to the old place, a refund": the answer to where a replacement ships
         if new_intent and self.intent and new_intent != self.intent and not self.queue:
             self.intent = new_intent
             self.proposal, self.awaiting_yes = None, False

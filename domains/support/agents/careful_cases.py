@@ -18,7 +18,8 @@ from typing import Any
 
 from envs.records import AgentAction
 
-from .reading import FINE_RE, FOUND_RE, ORDER_RE, TOTAL_RE, found_parcel, item_noun, money, units_named
+from .reading import (ADDRESS_RE, FINE_RE, FOUND_RE, ORDER_RE, OTHER_RE_LOOK, TOTAL_RE, described_lines, found_parcel,
+                      item_noun, money, units_named)
 
 TODAY = dt.date(2026, 6, 15)
 WINDOW_DAYS = 30
@@ -235,10 +236,22 @@ class CarefulCases:
             short = [it for it in items if self.products[it["product_id"]]["stock"] < self._units(it)]
             if short:
                 self.facts.preference = pref = "refund"
-                preface = (
-                    f"I'm sorry, {', '.join(it['name'] for it in short)} is out of stock, so I can't send a "
-                    "replacement; I can refund it instead. "
-                )
+                left = [(it, self.products[it["product_id"]]["stock"]) for it in short]
+                # a replacement covers every unit asked for or none (policy: when two rules meet)
+                preface = "I'm sorry, " + "; ".join(
+                    f"{it['name']} is out of stock" if n == 0 else
+                    f"only {n} {it['name']} {'is' if n == 1 else 'are'} left in stock, fewer than the {self._units(it)} "
+                    "you need, and a replacement is sent for every unit or not at all" for it, n in left
+                ) + ", so I can't send a replacement; I can refund it instead. "
+        elsewhere = self._ships_elsewhere() if pref == "replacement" else None
+        if elsewhere and "ship_to" not in self.asked:
+            # a replacement ships to the order's address, which can't change after dispatch (policy: when two rules meet)
+            return self._ask(
+                "ship_to",
+                f"{preface}I'm sorry about this. A replacement can only be shipped to the address on order {oid}, and "
+                f"since the order has already been dispatched, that address can no longer be changed, so I can't send "
+                f"it to {elsewhere}. Would you like the replacement sent to the address on the order, or a refund "
+                "instead?")
         return self._propose_remedy(claim, reason, parts, pref, preface)
 
     def _remedy_calls(self, oid: str, items: list[dict], pref: str, reason: str) -> list[tuple[str, dict]]:
@@ -259,7 +272,8 @@ class CarefulCases:
         claim_words = f"open a claim with {self.tracking['carrier']} and " if claim else ""
         calls = [c for o, its in parts for c in self._remedy_calls(o["order_id"], its, pref, reason)]
         if pref == "replacement":
-            text = f"{preface}Shall I {claim_words}send you a replacement of {names}?"
+            where = " to the address on the order" if "ship_to" in self.asked else ""
+            text = f"{preface}Shall I {claim_words}send you a replacement of {names}{where}?"
         elif len(parts) == 1:
             amount = self._amount(parts[0][1])
             text = f"{preface}Shall I {claim_words}refund {money(amount)} for {names} to {self._dest_words()}?"
@@ -284,6 +298,19 @@ class CarefulCases:
             return said
         calls = ", ".join(f"{money(a)} on order {o['order_id']}" for a, (o, _) in zip(amounts, parts))
         return f"{said} Shall I refund {calls} ({money(sum(amounts))} in all) to {self._dest_words()}?"
+
+    def _ships_elsewhere(self) -> str | None:
+        """The address the customer said for the request in hand when it is not the order's shipping
+        address (a customer who has moved), as said; else None."""
+        text = " ".join(self.facts.texts[getattr(self, "request_from", 0):])
+        said = list(ADDRESS_RE.finditer(text))
+        if not said:
+            return None
+        m = said[-1]
+        ship = self.order.get("shipping_address") or {}
+        if m.group(1).strip().lower() == (ship.get("line1") or "").lower() and m.group(4) == ship.get("zip"):
+            return None
+        return f"{m.group(1).strip()}, {m.group(2)}, {m.group(3)} {m.group(4)}"
 
     # -- the other cases ----------------------------------------------------------------------------------
 
@@ -408,6 +435,13 @@ class CarefulCases:
         # clause by clause, leaving out the clauses that call an item unharmed
         clauses = " | ".join(self._complaint_clauses())
         hits = [it for it in items if it["name"].lower() in clauses]
+        if not hits and (look := described_lines(items, clauses)):
+            # look-alike lines (one product in sizes and colours) named by colour and size (policy 3)
+            if len(look) > 1 and OTHER_RE_LOOK.search(clauses):
+                # "the other green one": not the look-alike remedied before, when just one is still open
+                still = [it for it in look if it["status"] == "ordered"]
+                look = still if len(still) == 1 else look
+            return look if len(look) == 1 else []
         if not hits:
             hits = [it for it in items if item_noun(it["name"]) in clauses]
             hits = hits if len(hits) == 1 else []

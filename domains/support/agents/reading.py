@@ -239,6 +239,97 @@ def units_named(clauses: list[str], names: list[str], only: bool) -> tuple[int |
     return count, partial and count is None
 
 
+# Look-alike lines: one product in sizes and colours, named "Ceramic Mug 12 oz - Sage". A customer
+# names such a line by a colour word ("the green one") and a size said plainly or by comparison
+# ("the smaller size"); these are the colour families a shade's name belongs to.
+COLOUR_FAMILIES = {
+    "green": {"green", "sage", "olive", "moss", "forest", "mint", "emerald", "khaki", "pine"},
+    "beige": {"beige", "sand", "sandy", "oat", "oatmeal", "taupe", "camel", "natural", "linen", "stone"},
+    "grey": {"grey", "gray", "slate", "charcoal", "ash", "smoke", "smoky", "graphite", "silver", "stone"},
+    "pink": {"pink", "rose", "blush", "coral", "salmon", "fuchsia"},
+    "white": {"white", "ivory", "cream", "off-white", "chalk", "snow", "pearl"},
+    "blue": {"blue", "navy", "denim", "cobalt", "sky", "indigo", "teal", "azure", "slate"},
+    "yellow": {"yellow", "mustard", "ochre", "lemon", "gold", "golden"},
+    "orange": {"orange", "rust", "rusty", "terracotta", "copper", "amber", "tangerine"},
+    "brown": {"brown", "amber", "walnut", "chocolate", "cocoa", "tan", "coffee", "mocha"},
+    "red": {"red", "crimson", "scarlet", "burgundy", "wine", "cherry", "brick"},
+    "black": {"black", "jet", "onyx", "ebony"},
+    "clear": {"clear", "transparent", "see-through", "frosted"},
+    "purple": {"purple", "lilac", "lavender", "plum", "violet", "mauve"},
+}
+_SIZE_ORDER = ["xs", "extra small", "small", "s", "petite", "standard", "regular", "medium", "m", "large", "l",
+               "oversized", "xl", "extra large", "king"]
+VARIANT_RE = re.compile(r"^(?P<base>.+?) (?P<size>\d+(?:\.\d+)? ?(?:oz|in|cm|mm|ml|L|l)|(?:Set|Pack) of \d+|\d+-Pack|"
+                        r"Extra Small|Extra Large|XS|XL|S|M|L|Small|Medium|Large|Standard|Regular|Oversized|Petite|King)"
+                        r" - (?P<colour>[A-Za-z][A-Za-z -]*)$")
+SMALLER_RE = re.compile(r"\b(?:smaller|smallest|small|little|littler|shorter|lower capacity)\b", re.I)
+LARGER_RE = re.compile(r"\b(?:bigger|biggest|big|larger|largest|large|taller|huge|oversized)\b", re.I)
+# the customer tells a line apart from one remedied before ("the other green one")
+OTHER_RE_LOOK = re.compile(r"\b(?:other|another|second|remaining|already|before|earlier|last week|previously)\b", re.I)
+
+
+def variant_of(name: str) -> tuple[str, str, str] | None:
+    """(base, size, colour) of a look-alike product's name, or None for a plain product name."""
+    m = VARIANT_RE.match(name)
+    return (m.group("base"), m.group("size"), m.group("colour")) if m else None
+
+
+def _size_key(size: str) -> float:
+    if m := re.search(r"\d+(?:\.\d+)?", size):
+        return float(m.group(0))
+    low = size.lower()
+    return float(_SIZE_ORDER.index(low)) if low in _SIZE_ORDER else 0.0
+
+
+def _says(text: str, word: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text) is not None
+
+
+def _number_words_as_digits(text: str) -> str:
+    for w, n in _NUMBER_WORDS.items():
+        if " " not in w and w != "both":
+            text = re.sub(rf"\b{w}\b", str(n), text)
+    return text
+
+
+def described_lines(items: list[dict], text: str) -> list[dict]:
+    """The look-alike lines of ``items`` that fit what ``text`` says of one: the product's noun ("mug"),
+    then the colour (a family word, "green", or the shade's own name) and the size (said as it is
+    named, "set of four", or by comparison, "the smaller size", among the sizes of those lines). An
+    attribute the text does not speak of does not narrow; [] when no look-alike's product is named."""
+    # not the identity details ("my name is Ana Green"): only what is said of the items
+    low = re.sub(r"[^.;|!?]*\b(?:name|zip|e-?mail)\b[^.;|!?]*", " ", EMAIL_RE.sub(" ", text).lower())
+    parsed = [(it, v) for it in items if (v := variant_of(it["name"]))]
+    if not parsed:
+        return []
+    def noun_said(base: str) -> bool:
+        last = base.lower().split()[-1]
+        stem = last[:-1] if last.endswith("s") else last
+        return re.search(rf"\b{re.escape(stem)}", low) is not None
+    cands = [(it, v) for it, v in parsed if noun_said(v[0])]
+    if not cands:
+        return []
+    # colour: the families the text names, and the shades' own names
+    fams = {f for f, shades in COLOUR_FAMILIES.items() if any(_says(low, w) for w in shades)}
+    def colour_fits(colour: str) -> bool:
+        c = colour.lower()
+        return _says(low, c) or any(c in COLOUR_FAMILIES[f] for f in fams)
+    if any(colour_fits(v[2]) for _, v in cands):
+        cands = [(it, v) for it, v in cands if colour_fits(v[2])]
+    # size: as named ("set of 4", "medium"), else by comparison among the sizes of the lines of that product
+    digits = _number_words_as_digits(low)
+    named = [(it, v) for it, v in cands if _says(digits, v[1].lower())]
+    if named:
+        cands = named
+    else:
+        sizes = sorted({v[1] for it, v in parsed if v[0] == cands[0][1][0]}, key=_size_key)
+        small, large = bool(SMALLER_RE.search(low)), bool(LARGER_RE.search(low))
+        if len(sizes) > 1 and small != large:
+            want = sizes[0] if small else sizes[-1]
+            cands = [(it, v) for it, v in cands if v[1] == want]
+    return [it for it, _ in cands]
+
+
 @dataclass
 class Facts:
     """What the customer has said so far (the latest mention wins)."""
