@@ -115,6 +115,9 @@ def test_a_person_plays_the_agent(tmp_path):
     assert rec["status"] == "ok" and rec["reward"] == 1.0 and rec["termination"] == "user_stop"
     assert [e["kind"] for e in rec["transcript"]] == ["user", "tool", "agent", "user"]
     assert rec["agent_errors"] == 0 and rec["actors"]["agent"] == "human"
+    # the user's last words, said after the person's last step, are shown, and the end is said
+    assert f"user: {rec['transcript'][-1]['content']}" in t.text
+    assert "the conversation has ended (user_stop)" in t.text
 
 
 def test_a_person_playing_the_agent_can_quit(tmp_path):

@@ -116,6 +116,12 @@ class HumanAgent:
                 pass  # the person's own words
         self._seen = len(view.events)
 
+    def episode_ended(self, view: AgentView, termination: str | None) -> None:
+        """Show what came after the person's last step (the user's goodbye) and how it ended: the
+        loop does not ask the agent to act again, so without this the last words go unseen."""
+        self._show_new(view)
+        self.console.rule(f"the conversation has ended ({termination or 'unknown'})")
+
     async def act(self, view: AgentView) -> AgentAction:
         if not self._started:
             self._intro(view)

@@ -62,7 +62,10 @@ class AgentView:
 
 @runtime_checkable
 class Agent(Protocol):
-    """The agent under test. ``act`` returns one step: a message and/or tool calls."""
+    """The agent under test. ``act`` returns one step: a message and/or tool calls. An agent may
+    also define ``episode_ended(view, termination)``, called once when the episode ends (the user's
+    last message is in ``view``; a person playing the agent sees it there): optional, so not part
+    of the protocol's check."""
 
     name: str
 

@@ -70,6 +70,8 @@ async def run_episode(
             ep.termination, rec.budget = "budget_seconds", clock.seconds_note()
         if ep.termination in ("user_stop", "transfer", "max_turns") and (over := clock.over((agent, user))):
             ep.termination, rec.budget = over  # the last step overspent: it did not finish within budget
+        if (ended := getattr(agent, "episode_ended", None)) is not None:
+            ended(ep.agent_view(), ep.termination)  # the user's last words, for an agent that shows them
         ev = await evaluate(domain, task, ep.state, ep.events, judge, EpisodeId(task_id=task.id, repeat=repeat, seed=seed), termination=ep.termination)
         rec.grade, rec.verdicts, rec.reward = ev.grade, ev.verdicts, ev.grade.reward
         if rec.budget is not None:
