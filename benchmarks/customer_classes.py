@@ -44,6 +44,22 @@ patterns of the classes (not the domain's lines, which the round changed):
 * ``spec_after_anger``: a cold customer's later answer in a form's full wording ("Just one item:
   the Classic Dutch Oven was not in the box of order O-90201, the rest came.").
 
+The sixth round's classes (`benchmarks/realism_ratings/round6-support`), fixed patterns of the classes:
+
+* ``verdict_before_find``: one message that reports a whole search with a verdict first and a find
+  after it ("Nope, no parcel, I'm afraid. ... So I knocked at number 14, and Rosa had it all along"),
+  or a find "all along" after an empty doorstep;
+* ``announced_marker``: a persona marker said rather than shown: a typo apology, life colour no
+  message calls for ("work got busy", "one of those weeks", "life got in the way"), the dog at the
+  door, "dear" said to the agent, "Bye now", "by the way" on an asked detail, a generic "Could we do
+  this quickly?";
+* ``unmotivated_turnaround``: a no to a proposal that gives only a deferral ("I want to think about
+  it first", "I'd rather sleep on it") with no reason and no hesitation;
+* ``late_without_hold_up``: "About time.", "Finally.", "Took long enough." where the agent refused,
+  delayed and asked again nothing before it (however many questions it asked first);
+* ``stock_curt_line``: an angry or hurried customer's short yes or goodbye (six words or fewer) said
+  word for word in 20 or more of the run's tasks ("Fine. That's all.", "Yeah, do it.").
+
 Prints one count per class (and the messages it was counted over). Asserts nothing.
 """
 
@@ -192,6 +208,81 @@ ROUND5 = ["detachable_mood_tag", "anger_before_anything_wrong", "impatience_afte
           "contradicting_report", "spec_after_anger"]
 
 
+# the sixth round's classes
+VERDICT = re.compile(r"^(?:(?:okay, sure|sure|okay)\. )?(?:no|nope|still no)\b[^.!?]*\bparcel\b|\bno parcel\b[^.!?]*\bI'm afraid\b", re.I)
+ALL_ALONG = re.compile(r"\b(?:had it|taken it in|was with [^.!?]*?) all along\b", re.I)
+MARKER = re.compile(r"\b(?:any|the) (?:typos|odd spelling|mistakes)\b|\bwork got busy\b|\bone of those (?:weeks|days|mornings|months)\b|"
+                    r"\blife got in the way\b|\bwork has been mad\b|\bthings got busy\b|\bI've had a long (?:day|week|morning|shift)\b|"
+                    r"\bthe dog (?:followed|got out|wanted)\b|(?<!Oh )\bdear\b(?!,? I)|\bBye now\b|, by the way\.|"
+                    r"\b(?:can|could) we (?:be quick|keep this quick|make this quick|do this quickly|get through this quickly)\b", re.I)
+DEFERRAL = re.compile(r"\b(?:think (?:about it|it over|it through)|sleep on it|decide (?:later|for myself|myself|in my own time)|"
+                      r"not (?:sure|convinced) (?:yet|that's what I want|I want that)|have a think|talk it over|decide first)\b", re.I)
+MOTIVE = re.compile(r"\b(?:keep it|worth|hassle|fuss|bother|because|since|rather have|after all|hmm|hm|actually|wait|hang on|"
+                    r"on second thought|thinking about it|now (?:that|I think|it comes)|on reflection)\b", re.I)
+SAID_AGAIN = re.compile(r"^(?:As I said|Like I said|Like I mentioned|As I mentioned|Again|I already told you|I said it already|Said it|As said)\b", re.I)
+NO_START = re.compile(r"^(?:\S+ ){0,3}?(?:no|nope)\b", re.I)
+
+
+def _cold_tasks() -> set[str]:
+    """The tasks whose persona is angry or hurried (its temperament)."""
+    import yaml
+
+    people = yaml.safe_load((ROOT / "personas" / "support" / "personas.yaml").read_text())["personas"]
+    cold = {p["id"] for p in people if p["dimensions"].get("temperament") in ("hostile", "impatient")}
+    out = set()
+    for f in (ROOT / "tasks" / "support").glob("*.yaml"):
+        t = yaml.safe_load(f.read_text())
+        if t.get("persona") in cold:
+            out.add(t["id"])
+    return out
+
+
+def count_round6(records: list[dict]) -> tuple[collections.Counter, dict[str, list]]:
+    """The sixth round's classes over ``records`` (see the module docstring)."""
+    cold_tasks = _cold_tasks()
+    c: collections.Counter = collections.Counter()
+    seen: dict[str, list] = collections.defaultdict(list)
+    short: dict[str, set] = collections.defaultdict(set)
+    curt: list[str] = []
+
+    def hit(name: str, example) -> None:
+        c[name] += 1
+        seen[name].append(example)
+
+    for rec in records:
+        held, prev, cold = False, "", False
+        users = [e for e in rec["transcript"] if e["kind"] == "user"]
+        for e in rec["transcript"]:
+            if e["kind"] == "agent":
+                prev = e["content"]
+                held |= bool(REFUSE.search(prev) or DELAY.search(prev))
+            if e["kind"] != "user":
+                continue
+            text = e["content"].replace("###STOP###", "").strip()
+            cold |= e.get("situation") in ("furious", "impatient")
+            sents = _sentences(text)
+            if sents and EMPTY.search(text) and (VERDICT.search(sents[0]) and FOUND.search(" ".join(sents[1:])) or ALL_ALONG.search(text)):
+                hit("verdict_before_find", text)
+            if MARKER.search(text):
+                hit("announced_marker", text)
+            if PROPOSE.search(prev) and NO_START.match(text) and DEFERRAL.search(text) and not MOTIVE.search(text):
+                hit("unmotivated_turnaround", text)
+            if LATE.search(text) and not held:
+                hit("late_without_hold_up", text)
+            if SAID_AGAIN.match(text):
+                held = True
+            if e is not users[0] and (cold or rec["task_id"] in cold_tasks) and len(text.split()) <= 6 and (e is users[-1] or PROPOSE.search(prev)):
+                short[text].add(rec["task_id"])
+                curt.append(text)
+    for text in curt:
+        if len(short[text]) >= 20:
+            hit("stock_curt_line", text)
+    return c, seen
+
+
+ROUND6 = ["verdict_before_find", "announced_marker", "unmotivated_turnaround", "late_without_hold_up", "stock_curt_line"]
+
+
 def line_patterns(lines: list[str]) -> list[re.Pattern]:
     """Each scripted line as a pattern matching any of its realisations."""
     out = []
@@ -282,6 +373,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in ROUND5:
         print(f"  {name:28s} {c5[name]}")
     seen.update(seen5)
+    c6, seen6 = count_round6(records)
+    print("sixth round's classes:")
+    for name in ROUND6:
+        print(f"  {name:28s} {c6[name]}")
+    seen.update(seen6)
     rng = random.Random(1)
     for name in filter(None, args.examples.split(",")):
         print(f"== {name}")

@@ -182,8 +182,11 @@ def test_a_no_to_a_proposal_gives_a_reason_and_no_thanks():
     for entry in replies.spec.replies["decline"]:
         for written in entry.say:
             for line in {realise(written, k) for k in range(300)}:  # every realisation of the line
-                assert re.match(r"^(?:Oh,? )?[Nn]o", line) and not re.search(r"thank|appreciate|cheers", line, re.I), line
-                assert re.search(r"\b(think|rather|decide|sure|worth|want|hold off|sleep on)\b", line), line
+                # a no at once, or after a short hesitation ("Hmm, no.", "Hang on. No, don't."): the sixth
+                # round's raters named a bare deferral as a turnaround with no motive
+                assert re.match(r"^(?:(?:Oh|Hmm|Hm|Actually|Wait|Hang on)\b[.,]?(?:\.\.)? ){0,2}(?:(?:actually|on second thought|hmm|wait) )?[Nn]o", line, re.I) \
+                    and not re.search(r"thank|appreciate|cheers", line, re.I), line
+                assert re.search(r"\b(think|rather|decide|sure|worth|want|hold off|sleep on|keep|hassle|fuss|bother)\b", line), line
 
 
 def test_an_answer_carries_one_mood_line_after_it():
@@ -681,7 +684,9 @@ def test_a_mood_shown_carries_on_in_the_later_answers(support, mood):
     situation, are in that mood's own words (its yes, its facts), with no courtesy of a calm one."""
     t = support.tasks[TASK]
     voice = support.situations[mood].scripted.voice
-    yes_pool = [_line_res(ScriptedLines(prefix=support.replies.variants("accept", {**P(verbosity="chatty").dimensions, **voice})))]
+    # (a yes to a cancellation may name it: "Yeah, cancel it.", the mood's own words for that proposal)
+    yes_pool = [_line_res(ScriptedLines(prefix=[*support.replies.variants("accept", {**P(verbosity="chatty").dimensions, **voice}),
+                                                *support.replies.variants("accept", {**P(verbosity="chatty").dimensions, **voice, "act": "cancel"})]))]
     for seed in range(30):
         opening, answer, yes = _episode_in(support, t, P(verbosity="chatty"), [mood, "cooperative", "cooperative"], [
             "To verify your identity, could you give me the email on your account and your zip code?",
@@ -791,8 +796,10 @@ def test_a_find_after_an_empty_doorstep_is_told_as_what_happened_next(support):
         said = _episode_in(support, t, P(verbosity="normal"), [None, "off_topic"], [
             "The tracking notes it was left with a neighbour. Could you check your doorstep and mailbox, and ask "
             "your neighbours whether they took it in?"], seed, call_tool=lambda n, a: calls[n])[1].content
-        rosa = next(s for s in re.split(r"(?<=[.!?])\s+", said) if "Rosa" in s)
-        assert re.match(r"(?:But|So|Then)\b", rosa), said
+        sents = re.split(r"(?<=[.!?])\s+", said)
+        at = next(i for i, s in enumerate(sents) if "Rosa" in s)
+        # it goes on from the doorstep (but, so, then), in the find's sentence or the going round before it
+        assert any(re.match(r"(?:But|So|Then)\b", s) for s in sents[max(0, at - 1):at + 1]), said
         assert found_parcel(said), said
         hit = [r.search(said) for r in talk]
         hit = [m for m in hit if m]

@@ -89,9 +89,13 @@ class Report(_Matched):
     (``{group}`` is the group's text), ``when`` the persona it fits (none: everyone); ``joined``
     its tellings when it goes on from another check's report in the same message (a find after
     "nothing at the door" is told as what happened next, "But I tried number 14 and ...", not as a
-    second account beside the first: "No parcel. Rosa at number 14 had taken it in.")."""
+    second account beside the first: "No parcel. Rosa at number 14 had taken it in."); ``leading``
+    its tellings when another check's report follows it in the same message: what it did, in order,
+    with no verdict on the whole search ("I looked at the door and in the mailbox first, nothing
+    there.", not "Nope, no parcel, I'm afraid." before "Rosa had it")."""
 
     joined: list[str] = Field(default_factory=list)
+    leading: list[str] = Field(default_factory=list)
 
 
 class Rephrase(_Matched):
@@ -174,11 +178,13 @@ class Replies:
                 return [t.replace("{value}", value) for t in entry.say]
         return [fact]
 
-    def report(self, tool: str, result: str, dims: dict[str, str], key: int, after: bool = False) -> str:
+    def report(self, tool: str, result: str, dims: dict[str, str], key: int, after: bool = False,
+               before: bool = False) -> str:
         """``result`` of user tool ``tool`` in this persona's words: each stretch a ``reports``
         pattern matches (from the start of what is left) told in one of its tellings, the way
         ``key`` says; a stretch none matches is kept as the tool put it. ``after``: the report goes
-        on from another check's in one message (its first stretch told ``joined``, where it has such)."""
+        on from another check's in one message (its first stretch told ``joined``, where it has such);
+        ``before``: another check's report follows it in the message (its first stretch told ``leading``)."""
         reports = [r for r in self.spec.reports.get(tool, []) if all(dims.get(k) == v for k, v in r.when.items())]
         if not reports:
             return result
@@ -188,7 +194,8 @@ class Replies:
                 m = re.match(r.match, rest)
                 if m and m.end() > 0:
                     n += 1
-                    tellings = r.joined if after and n == 1 and r.joined else r.say
+                    tellings = (r.joined if after and n == 1 and r.joined
+                                else r.leading if before and n == 1 and r.leading else r.say)
                     line = tellings[stable_hash(f"{key}:{n}:{r.match}") % len(tellings)]
                     line = realise(line, stable_hash(f"{key}:{n}"))
                     for name, value in m.groupdict().items():

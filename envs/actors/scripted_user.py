@@ -64,6 +64,14 @@ _FURTHER_CUE = re.compile(r"\b(?:else|more|other|another|next|further|remaining|
                           r"(?:things?|matters?|requests?|issues?|problems?|questions?|quer(?:y|ies)|points?|concerns?|business|topics?|"
                           r"bits?|items? on your list)\b|\b(?:else|more|next|left)\s*\?", re.I)
 
+# the kind of help an agent tool gives, as a customer names it ("Just make sure the money comes back."):
+# a curt goodbye's `done` (a domain's words pick by it; a domain without such tools has none)
+DONE_KINDS = {"refund_items": "refund", "refund_duplicate_charge": "refund", "send_replacement": "replacement",
+              "cancel_order": "cancel", "change_shipping_address": "address", "escalate_to_human": "handover",
+              "create_ticket": "handover", "open_carrier_claim": "claim"}
+# the remedy a proposal is about, as a curt yes names it ("Yes, refund it."): one action topic named
+ACTS = ("refund", "replacement", "cancel")
+
 IDLE_LIMIT = 2  # turns without progress before the user leaves
 LONG_WAIT = 4  # agent messages with nothing done for the user: a wait a mood reacts to
 REFUSALS_ACCEPTED_AFTER = 2
@@ -144,6 +152,7 @@ class ScriptedUser:
     _deciding: bool = False  # the agent's message puts a proposal or a choice to it
     _dims: dict[str, str] = field(default_factory=dict)  # the persona's own dimension values
     agreed: bool = False  # said yes (or its choice) to a proposal the agent has not acted on yet
+    _done_kind: str = ""  # what the agent's last helping call did (DONE_KINDS)
 
     async def reply(self, turn: UserTurn) -> UserReply:
         own = self._dims = dict((turn.persona.dimensions if turn.persona else {}) or {})
@@ -197,8 +206,16 @@ class ScriptedUser:
         self._reasons = {x for x, on in (("refusal", r.refusal), ("delay", r.delay),
                                          ("wait", self.idle_turns > 0 or (agent_said >= LONG_WAIT and not done_any and not self._deciding)))
                          if on}
-        # "About time." fits help that was slow in coming, not an instant fix
-        self._slow |= r.refusal or r.delay or (agent_said >= LONG_WAIT and not done_any)
+        # "About time." fits help that was slow in coming (a no, a delay, a question asked again, no
+        # progress), not a fix after the agent's own questions, each answered at once: a customer
+        # answering questions is not kept waiting
+        self._slow |= r.refusal or r.delay or self.idle_turns > 0
+        # what the agent has done for it (the last helping call): a curt goodbye is about that
+        for e in turn.events:
+            name = getattr(getattr(e, "call", None), "name", None)
+            if getattr(e, "kind", "") == "tool" and getattr(e, "side", "") == "agent" and getattr(e, "ok", True) \
+                    and name in DONE_KINDS and (helping is None or name in helping):
+                self._done_kind = DONE_KINDS[name]
         self._pause = False  # set below when it goes and checks something
         # the goal-met replies below are the persona's own (no situation is played there), in the
         # mood it has shown
@@ -293,8 +310,11 @@ class ScriptedUser:
                 checks.append(use)
         # it went and looked: a pause, where a person may say what happened meanwhile
         self._pause |= bool(checks)
-        reports = [self._use_tool(turn, rec, use, replies, dims, after=i > 0)
-                   for i, use in enumerate(sorted(checks, key=lambda u: self._where(u.topic, mentions)))]
+        # told in the order it did them: a check another follows is what it did, not a verdict on the
+        # whole search ("Nope, no parcel." then "Rosa had it" contradicts itself)
+        ordered = sorted(checks, key=lambda u: self._where(u.topic, mentions))
+        reports = [self._use_tool(turn, rec, use, replies, dims, after=i > 0, before=i < len(ordered) - 1)
+                   for i, use in enumerate(ordered)]
         parts.extend(self._reports_joined(reports))
         told = len(parts) > int(asked_back)  # facts or what it checked: an answer, not "what do you need?"
 
@@ -310,7 +330,9 @@ class ScriptedUser:
         if r.confirm and not gave_preference and not told_on_proposal and general is None:
             if sc.accepts:
                 self.agreed = True
-                parts.append(self._variant(replies, "accept", dims))
+                # a curt yes names what it agrees to ("Yeah, refund it."), not a stock "Yeah, do it."
+                acts = [a for a in ACTS if a in r.mentioned]
+                parts.append(self._variant(replies, "accept", {**dims, "act": acts[0]} if len(acts) == 1 else dims))
                 self.pending = True
             else:
                 # a no with the customer's own reason (no thanks before it, no mood line around it:
@@ -484,9 +506,10 @@ class ScriptedUser:
         return realise(say.pick(say.closing, dims, say.closing_default, key=self._key("closing")), self._key("closing"))
 
     def _paced(self, dims: dict[str, str]) -> dict[str, str]:
-        """``dims`` with how the help came (``wait``: ``long`` after a refusal, a delay or a long
-        exchange with nothing done, else ``short``): "About time." answers a slow fix, not an instant one."""
-        return {**dims, "wait": "long" if self._slow else "short"}
+        """``dims`` with how the help came (``wait``: ``long`` after a refusal, a delay, a question
+        asked again or no progress, else ``short``): "About time." answers a slow fix, not an instant
+        one; ``done``: what the agent did for it (``DONE_KINDS``), what a curt goodbye is about."""
+        return {**dims, "wait": "long" if self._slow else "short", **({"done": self._done_kind} if self._done_kind else {})}
 
     def _key(self, kind: str) -> int:
         """A stable number per episode (its seed and task) and kind of line: which of its
@@ -532,7 +555,7 @@ class ScriptedUser:
         return kind_ok and (mc.topic is None or mc.topic in r.mentioned)
 
     def _use_tool(self, turn: UserTurn, rec: Recogniser, use: Any, replies: Replies, dims: dict[str, str],
-                  after: bool = False) -> str:
+                  after: bool = False, before: bool = False) -> str:
         spoken = [e.content for e in turn.events if getattr(e, "kind", "") == "user"]
         args = resolve_arguments(use, rec, turn.task.scenario, spoken, self.revealed)
         if args is None:
@@ -546,7 +569,7 @@ class ScriptedUser:
         # the task's words for it may hold alternations ("{I checked|I had a look}: {result}"): this episode's
         if not ok:
             return self._variant(replies, "cannot_check", dims)
-        told = replies.report(use.tool, out, dims, self._key(f"report:{use.tool}"), after=after)
+        told = replies.report(use.tool, out, dims, self._key(f"report:{use.tool}"), after=after, before=before)
         return realise(use.say, self._key("tool_say")).replace("{result}", told)
 
     def _variant(self, replies: Replies, kind: str, dims: dict[str, str]) -> str:
