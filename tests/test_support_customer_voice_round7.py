@@ -117,3 +117,29 @@ def test_a_curt_yes_names_what_it_agrees_to():
             lines = replies.variants("accept", {"temperament": mood, "act": act})
             assert lines and all(word in x.lower() for x in lines), (mood, act, lines)
             assert all(re.search(r"\b(?:yes|yeah|yep)\b", x, re.I) for x in lines), (mood, act, lines)
+
+
+# -- from the fifth blind play of the hard tier (its players' words) -------------------------------------
+
+def test_a_line_about_looking_a_detail_up_is_never_said_where_the_customer_decides():
+    # "Had to hunt around for that." fits an email or a number the agent asked for, not a yes to a refund
+    from envs.actors.enactment import Point, fits
+    from envs.spec.schema import LineFit
+
+    fit = LineFit(at="later", answering=True, telling=True)
+    assert fits("Had to hunt around for that.", fit, Point(opening=False, answering=True, cold=False))
+    assert not fits("Had to hunt around for that.", fit, Point(opening=False, answering=True, cold=False, deciding=True))
+    assert not fits("Had to hunt around for that.", fit, Point(opening=False, answering=False, cold=False))
+
+
+@pytest.mark.parametrize("temperament,verbosity", [("calm", "terse"), ("hostile", "normal"), ("calm", "chatty"), ("calm", "normal")])
+def test_a_further_request_led_in_with_and_then_is_reworded_whole(temperament, verbosity):
+    # "And then, I have a new address" led in again as "Next: then, ..." put two leads on one request
+    from envs.domain import get_domain
+
+    support = get_domain("support")
+    text = "And then, I have a new address, so order O-95042 should go to my new address instead."
+    for seed in range(40):
+        out = support.replies.rephrase(text, {"temperament": temperament, "verbosity": verbosity}, seed)
+        assert not re.match(r"^[^,:]*[,:] then,", out), out
+        assert "O-95042" in out

@@ -108,6 +108,8 @@ def fits(line: str, fit: LineFit | None, at: Point) -> bool:
         return False
     if fit.answering and not at.answering:
         return False
+    if fit.telling and (not at.answering or at.deciding):
+        return False
     if fit.after_help and not at.helped or fit.after_change and not at.changed or fit.deciding and not at.deciding:
         return False
     if fit.after_refusal and not (at.refused or at.refused_once):

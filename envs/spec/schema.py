@@ -285,6 +285,9 @@ class LineFit(Spec):
     user comes back from checking something, or was asked to wait: where a person says what
     happened meanwhile), ``any``.
     ``answering``: only when the message answers something the agent asked.
+    ``telling``: only when the message tells something the agent asked for (an email, a number, what
+    happened), not where it decides a proposal or a choice ("Had to hunt around for that." before a
+    yes to a refund belongs to no moment).
     ``warm``: thanks or a kind word; never said by a cold persona, after a cold turn, or in answer to a refusal.
     ``after_help``: thanks for help, only right after the agent did something for the user (a call that
     changes the state, since the user's last message).
@@ -307,6 +310,7 @@ class LineFit(Spec):
     reacts_to: list[Literal["opening", "refusal", "delay", "again", "wait"]] = Field(default_factory=list)
     about: str = ""
     answering: bool = False
+    telling: bool = False
     warm: bool = False
     after_help: bool = False
     after_change: bool = False
