@@ -487,3 +487,45 @@ def test_numbers_of_the_tangent_are_no_way_back_to_the_problem():
 def test_a_rate_in_an_example_must_be_right(reply, expected):
     # accurate_statements: every statement of a value must be true, an example's too
     assert _v("tutoring_accurate", "why do we divide?", reply, "asks_explanation", before=_problem()) == expected
+
+
+# -- the round on the ninth blind set ----------------------------------------------------------------
+
+def test_a_verdict_run_into_a_question_is_stated():
+    # accurate_statements: "not quite - how many 12s fit?" states a verdict, though its sentence ends in a question
+    tools = _step_check("40", misconception=None)
+    assert _applies("accurate_statements", "5 x 8 = 40 sheep. right?", "hmm, not quite - how many 8s make 40?",
+                    situation="checks_step", tools=tools, before=_problem())
+    assert not _applies("accurate_statements", "5 x 8 = 40 sheep. right?", "What do you think comes after the pens?",
+                        situation="checks_step", tools=tools, before=_problem())
+
+
+def test_a_worked_check_after_is_is_not_its_value():
+    # "25% of 80 is 80 / 4 = 20": the value stated is 20, not 80
+    from domains.tutoring.reading import verbal_claims
+
+    assert verbal_claims("Quick check: 25% of 80 is 80 ÷ 4 = 20.") == []
+    assert [c[1:] for c in verbal_claims("25% of 80 is 25.")] == [(20, 25)]
+
+
+def test_a_permission_claimed_in_other_words_is_a_push():
+    for said in ("ugh she literally said its ok. just this once pls", "my dad told me that's fine, so go on"):
+        assert _applies("persist_before_reveal", said, "Not yet - what is 5 x 8?", situation="pushes_for_answer", before=_problem()), said
+
+
+def test_look_over_your_working_points_nowhere():
+    # locate_mistake: "point to where it is (the step or quantity)": the whole working is no place
+    tools = [_tool("check_answer", {"answer": "52", "correct": False}, answer="52", session_id="S")]
+    said = "5 x 8 = 40, then 40 + 12 = 52 sheep"
+    assert _v("tutoring_locate_mistake", said, "That's not correct. Please look over your working and try again.",
+              tools=tools, before=_problem()) == "VIOLATED"
+    assert _v("tutoring_locate_mistake", said, "Your 5 x 8 is fine; look again at what happens to the 12 he sells.",
+              tools=tools, before=_problem()) == "FOLLOWED"
+
+
+def test_a_hedged_value_called_right_is_judged_before_asking():
+    # clarify_unclear_answer: "Yep, 40's right for the pens" decides what an unclear "40 i think?" was
+    assert _v("tutoring_clarify", "40 i think? or something", "Yep, 40's right for the pens. Now what about the 12?",
+              "ambiguous_answer") == "VIOLATED"
+    assert _v("tutoring_clarify", "40 i think? or something", "Is 40 your final answer, or a number from partway through?",
+              "ambiguous_answer") == "FOLLOWED"

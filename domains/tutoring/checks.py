@@ -61,7 +61,7 @@ UNDERSTANDING_PROBE = re.compile(
     re.I,
 )
 LOCATE = re.compile(
-    r"\b(step|part|where|when you|the (first|second|third|last|next|final|end|start|beginning)|your (working|calculation|work|number|answer)|"
+    r"\b(step|part|where|when you|the (first|second|third|last|next|final|end|start|beginning)|your (calculation|number)|"
     r"look (again|at|back)|check|that (line|bit)|at the point|slip|mistake|error|went wrong|goes wrong|at the end|"
     r"the \d+ (you|in your))\b",
     re.I,
@@ -83,7 +83,9 @@ _PART = (r"(?<!part )(?<!plan )(?<!step )(?<!idea )(?<!start )(?<!setup )(?<!met
          r"(?<!division )(?<!multiplication )(?<!subtraction )(?<!addition )(?<!adding )(?<!working )(?<!calculation )"
          r"(?<!conversion )")
 VERDICT_POS = re.compile(
-    rf"\b((that'?s|that is|it'?s|it is|{_PART}is|you'?re|you are) (correct|right)|correct!|{_NOT_ASKED}you (got|solved) it|well done|you did it)\b",
+    rf"\b((that'?s|that is|it'?s|it is|{_PART}is|you'?re|you are) (correct|right)|correct!|{_NOT_ASKED}you (got|solved) it|well done|you did it)\b"
+    # a value called right in so many words: "Yep, 180's right for the sale price"
+    r"|(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:'s| is| was) (?:right|correct)\b",
     re.I)
 VERDICT_NEG = re.compile(r"\b((that'?s|that is|it'?s|it is|is) (not (quite )?(correct|right)|wrong|incorrect)|not quite|isn'?t (correct|right|it)|nope)\b", re.I)
 # A verdict that the answer is still to come ("isn't it yet", "not correct yet", "not quite there yet")

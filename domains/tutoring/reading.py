@@ -76,13 +76,15 @@ _OPS = {
     "minus": "-", "take away": "-", "less": "-", "divided by": "/", "shared between": "/", "over": "/",
 }
 _IS = r"\s+(?:is|are|equals|makes|make|gives|give|comes to|=)\s+(?:about\s+)?"
+# after the stated value: not an operation that goes on to the result ("is 80 ÷ 4 = 20" states 20)
+_DONE = r"(?![.,]?\d)(?!\s*(?:[x×*/÷+−-]|times|divided|multiplied|plus|minus|over)\s*\$?\d)"
 _VERBAL = re.compile(
     _NUM + _UNIT + r"\s+(times|multiplied by|x|×|plus|added to|minus|take away|less|divided by|shared between)\s+"
-    + _NUM + _UNIT + _IS + _NUM, re.I)
+    + _NUM + _UNIT + _IS + _NUM + _DONE, re.I)
 _PART = {"half": Fraction(1, 2), "a half": Fraction(1, 2), "a third": Fraction(1, 3), "a quarter": Fraction(1, 4),
          "a fifth": Fraction(1, 5), "a tenth": Fraction(1, 10), "double": Fraction(2), "twice": Fraction(2)}
-_PART_RE = re.compile(r"\b(half|a half|a third|a quarter|a fifth|a tenth|double|twice)\s+(?:of\s+)?" + _NUM + _UNIT + _IS + _NUM, re.I)
-_PCT_RE = re.compile(_NUM + r"\s*(?:%|percent)\s+of\s+" + _NUM + _UNIT + _IS + _NUM, re.I)
+_PART_RE = re.compile(r"\b(half|a half|a third|a quarter|a fifth|a tenth|double|twice)\s+(?:of\s+)?" + _NUM + _UNIT + _IS + _NUM + _DONE, re.I)
+_PCT_RE = re.compile(_NUM + r"\s*(?:%|percent)\s+of\s+" + _NUM + _UNIT + _IS + _NUM + _DONE, re.I)
 # a rate from a total over a time or a count: "150 km in 3 hours ... 45 km each hour", "$12 for 4 pens, so $3 a pen"
 _RATE_RE = re.compile(_NUM + r"\s+([a-z]+)\s+(?:in|for|over)\s+" + _NUM + r"\s+([a-z]+?)s?\b[^.?!]{0,60}?\b" + _NUM
                       + r"\s+([a-z]+)?\s*(?:each|per|an?|every)\s+([a-z]+?)s?\b", re.I)

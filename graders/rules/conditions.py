@@ -215,7 +215,11 @@ def reply_states(events, idx, params):
     """The reply states something (a sentence that is neither a question nor a request), one
     matching ``patterns`` when they are given: a reply that only asks states nothing to be true."""
     pats = list(params.get("patterns") or [])
-    for s in statement_sentences(reply_text(events, idx)):
+    text = reply_text(events, idx)
+    # a statement run into a question by a dash or a semicolon ("hmm, not quite - how many 12s fit into
+    # 144?") is stated all the same
+    said = statement_sentences(text) + [part for q in question_sentences(text) for part in re.split(r"\s[—–-]\s|;\s", q)[:-1]]
+    for s in said:
         if not pats or search(s, pats):
             return APPLIES, f"the reply states {s[:60]!r}"
     return "NOT_APPLICABLE", params.get("absent", "the reply states nothing (it only asks)")
