@@ -529,3 +529,18 @@ def test_a_hedged_value_called_right_is_judged_before_asking():
               "ambiguous_answer") == "VIOLATED"
     assert _v("tutoring_clarify", "40 i think? or something", "Is 40 your final answer, or a number from partway through?",
               "ambiguous_answer") == "FOLLOWED"
+
+
+def test_a_heading_question_the_reply_answers_checks_nothing():
+    # check_understanding: "ask them to apply or restate it": "**Why convert?** ..." answers itself
+    said = "why do i have to times first?"
+    heading = "**Why multiply?** Each pen holds the same number, so 5 pens of 8 is 5 x 8.\n\nLet me know if anything's unclear!"
+    assert _v("tutoring_check_understanding", said, heading, "asks_explanation", before=_problem()) == "VIOLATED"
+    asks = "**Why multiply?** Each pen holds the same number. So how many sheep are in 3 pens of 8?"
+    assert _v("tutoring_check_understanding", said, asks, "asks_explanation", before=_problem()) == "FOLLOWED"
+
+
+def test_a_score_in_a_tangent_is_no_working():
+    # redirect_tangent's condition: "we won 4-1" is about football, not the sheep
+    assert _applies("redirect_tangent", "btw we won our game 4-1 and i scored!!", situation="goes_off_tangent", before=_problem())
+    assert not _applies("redirect_tangent", "5-1 is 4? no wait, 5 x 8 = 40", situation="goes_off_tangent", before=_problem())

@@ -116,7 +116,9 @@ def off_topic(events, idx, params, context=None):
     used = [n for n in numbers_in(text) if n in theirs]
     if used:
         return "NOT_APPLICABLE", f"the student uses the problem's number {used[0]}"
-    m = _MATHS.search(text)
+    # a score or a range written with a dash ("we won 4-1", "a 9-5 job") is no sum, once the problem's
+    # numbers are known and none of them is in it
+    m = next((x for x in _MATHS.finditer(text) if not (theirs and re.fullmatch(r"\d+\s?[-–]\s?\d+", x.group(0).strip()))), None)
     if m:
         return "NOT_APPLICABLE", f"the student works on the maths ({m.group(0)!r})"
     words = {w.lower().rstrip("s") for w in _CONTENT.findall(problem)}

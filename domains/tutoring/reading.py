@@ -247,11 +247,14 @@ def corrected_value(reply: str, student: set[Fraction]) -> str | None:
 
 
 _ANSWERS_ITSELF = re.compile(r"^(we|it'?s|that'?s|the answer|first we|then we)\b", re.I)
+# a question set as a heading (bold or a markdown heading) with the answer running on after it
+_HEADING_QUESTION = re.compile(r"^\s*(?:\*\*|__|#+\s+)[^?*_#]{1,80}\?(?:\*\*|__)?\s+[^\s?][^?]*$")
 
 
 def asked_questions(reply: str) -> list[str]:
     """The reply's questions, less those the tutor answers itself in the next sentence ("What
-    do we need first? We need the miles in one hour"): a rhetorical question asks nothing."""
+    do we need first? We need the miles in one hour") or right after it as a heading ("**Why
+    convert?** 255 cents and $2.40 are in different units."): a rhetorical question asks nothing."""
     ss = sentences(reply)
     out = []
     for i, s in enumerate(ss):
@@ -260,5 +263,7 @@ def asked_questions(reply: str) -> list[str]:
         nxt = ss[i + 1] if i + 1 < len(ss) else ""
         if nxt and "?" not in nxt and _ANSWERS_ITSELF.search(nxt):
             continue
+        if _HEADING_QUESTION.match(s):
+            continue  # "**Why convert?** 255 cents and $2.40 are in different units.": a heading it answers
         out.append(s)
     return out
