@@ -12,7 +12,15 @@ a tangent that asks "what was I doing?" in its own message, a tangent that share
 problem, a slip "fixed" from the same sum (a calculation said again with a new result and the old
 one not named), a misconception defended with a reason (``defends``), an adult's way of leaving or a
 push on a made-up adult's leave, and how widely the most common short reaction (under five words, no
-number) is spread over the run's tasks. Regular expressions over the transcripts; a figure to compare
+number) is spread over the run's tasks; and the eighth round's: a stock stuck frame ("I began and ended up
+with 195, then I got stuck", "I see what you mean, but where does it go?", "Oops. Last sum?"), a planted
+aside (a taste or habit from nowhere: "I quite like the ones with shopping in them", "I always do these on
+paper"), an aside in the first message or with a habit glued on ("so basically ... tbh"), an answer under
+a test paper's label ("Answer: 61", "final: 72"), a whole working of three or more lines in the second
+message (a tidy solution right after one hint), a push said twice in one message, a push after the first
+of an episode that is the first one reworded (not louder, a bargain nor a sulk), a reference back to a
+thing nobody named ("the clock thing!" with no clock in the tutor's message nor the problem), and an
+adult's phrasing ("get it sorted soon", "I'd like to be told"). Regular expressions over the transcripts; a figure to compare
 two runs with, not a measure of realism (the blind ratings are that).
 """
 
@@ -44,6 +52,27 @@ ADULT_LEAVE = re.compile(r"\b(?:ending the session|closing (?:this|the session)|
                          r"(?:mum|dad|mom|teacher|tutor)\b.{0,25}\b(?:said|says)|hand this in|due (?:soon|in))\b", re.I)
 _CALC_FULL = re.compile(r"(\d+(?:[./]\d+)*(?:[-+x/]\d+(?:[./]\d+)*)+)\s*(?:=|\bis\b)\s*(\d+(?:[./]\d+)*)")
 _WORD = re.compile(r"[a-z]{4,}")
+STUCK_FRAME = re.compile(r"\bi (?:began|started|tried|had a go|made a start) and (?:got|ended up|got as far)|\bthen i got stuck\b|"
+                         r"\bbut then i was stuck\b|\bthat'?s where i stopped\b|\band then nothing\b|\bwhere does it go\b|"
+                         r"\b(?:see|get|understand|follow) (?:what you mean|that bit|that part|the idea|that step)(?: now)?, but\b|"
+                         r"\blast (?:sum|bit)\?", re.I)
+PLANTED_ASIDE = re.compile(r"\bthe ones with \w+ in them\b|\b(?:always|usually|try to) (?:do these on paper|check my sums|read the "
+                           r"question twice|write the numbers down first)|\bI (?:wrote it all out|drew a picture|made a little table|"
+                           r"underlined the numbers|circled the numbers|drew some boxes)\b|\bthis one (?:looked|seemed) \w+ at first\b|"
+                           r"\bI read the problem (?:a few times|twice|three times|over and over|really slowly|out loud)\b|"
+                           r"\b(?:problems|ones) (?:like this |with lots of words )?always take me\b", re.I)
+HABIT_ON_ASIDE = re.compile(r"^(?:so basically|honestly,|like,|so like,|i mean,|so yeah,)|(?:\btbh|,\s*lol|,?\s*haha|,\s*honestly)[.!?]*$", re.I)
+ANSWER_LABEL = re.compile(r"\b(?:final answer|answer|ans|final)\s*:", re.I)
+PUSHY = re.compile(r"\b(?:just tell me|give me the answer|tell me the answer|tell me what (?:it|the answer) is|say (?:the answer|what it is)|"
+                   r"want the answer|be told the answer|just give me|just say)\b", re.I)
+# (a push that changes: a bargain, a sulk, louder, a reason or a promise it had not given)
+CHANGED_PUSH = re.compile(r"\b(?:if you|and i(?:'ll)?|what if|how about|fine|whatever|unfair|not fair|mean|no help|no fun|ple{2,}a?se|"
+                          r"not even helping|isn'?t helping|doesn'?t help|why won'?t you|why cant you|seriously|if i'?m close|"
+                          r"i'?ll (?:get|understand) it after|tried loads|forever|can'?t (?:do|get) this one|this once|no more hints|"
+                          r"don'?t want a hint|work backwards|copy the working|see how it works|rude|hmph|thanks for nothing|great help|"
+                          r"i'?ll do it|doing it then|won'?t tell|never tell|do the rest|do two more|my own|myself)\b", re.I)
+THING_BACK = re.compile(r"\bthe (\w+) thing\b", re.I)
+ADULT_WORDS = re.compile(r"\b(?:sorted|out of the way|be told|i'?d like to be|all i want is|in a hurry)\b", re.I)
 
 
 def _defence_patterns() -> list[re.Pattern]:
@@ -67,7 +96,10 @@ def count(run: Path) -> dict[str, int | str]:
     out: dict[str, int | str] = {k: 0 for k in (
         "messages", "guide_words", "child_let_go", "claim_before_working", "stock_closer", "stock_lead_in",
         "tail_after_number_or_in_problem", "tangent_asks_what_it_was_doing", "tangents", "tangent_off_problem",
-        "slip_fixed_from_same_sum", "defended_misconception", "adult_leave_or_made_up_leave")}
+        "slip_fixed_from_same_sum", "defended_misconception", "adult_leave_or_made_up_leave",
+        "stock_stuck_frame", "planted_aside", "aside_in_first_message_or_with_habit", "answer_label",
+        "whole_working_in_second_message", "push_twice_in_message", "push_reworded", "thing_nobody_named",
+        "adult_phrasing")}
     short_tasks: dict[str, set[str]] = defaultdict(set)
     tasks: set[str] = set()
     with (run / "episodes.jsonl").open(encoding="utf-8") as f:
@@ -83,9 +115,15 @@ def count(run: Path) -> dict[str, int | str]:
                         pass
             said: dict[str, str] = {}  # a calculation's left side -> the result it was last given
             first = True
+            n_user, pushes, tutor = 0, 0, ""
+            asides = set()
             for t in rec["transcript"]:
-                if (t.get("kind") or t.get("role")) != "user":
+                kind = t.get("kind") or t.get("role")
+                if kind in ("assistant", "agent") and t.get("content"):
+                    tutor = t["content"]
+                if kind != "user":
                     continue
+                n_user += 1
                 m = t.get("content") or ""
                 out["messages"] += 1
                 low = m.lower()
@@ -98,8 +136,23 @@ def count(run: Path) -> dict[str, int | str]:
                 sents = sentences(m)
                 nums = set(re.findall(r"\d+", statement))
                 in_problem = [s for s in sents if first and len(set(re.findall(r"\d+", s)) & nums) >= 2]
+                # (a line of working that starts "Um, 60+40=100" is not the restated problem)
                 out["tail_after_number_or_in_problem"] += bool(any(TAILS.search(s) for s in sents)
-                                                               or any(OPENERS.match(s) for s in in_problem))
+                                                               or any(OPENERS.match(s) and not re.search(r"\d\s*[-+x/]\s*\d", s)
+                                                                      for s in in_problem))
+                out["stock_stuck_frame"] += bool(STUCK_FRAME.search(m))
+                out["planted_aside"] += bool(PLANTED_ASIDE.search(m))
+                out["answer_label"] += bool(ANSWER_LABEL.search(m))
+                out["whole_working_in_second_message"] += n_user == 2 and len(CALC.findall(m)) >= 3
+                push_sents = [s for s in sents if PUSHY.search(s)]
+                out["push_twice_in_message"] += len(push_sents) >= 2
+                if push_sents:
+                    pushes += 1
+                    out["push_reworded"] += pushes >= 2 and not CHANGED_PUSH.search(m)
+                out["thing_nobody_named"] += any(w.lower() not in f"{tutor} {statement}".lower() for w in THING_BACK.findall(m))
+                out["adult_phrasing"] += bool(ADULT_WORDS.search(m))
+                if t.get("situation") == "goes_off_tangent":
+                    out["aside_in_first_message_or_with_habit"] += first or any(HABIT_ON_ASIDE.search(s.strip()) for s in sents)
                 if t.get("situation") == "goes_off_tangent":
                     out["tangents"] += 1
                     out["tangent_asks_what_it_was_doing"] += bool(RETURN.search(m))

@@ -104,6 +104,10 @@ _SURE = re.compile(r"\b(?:I'm (?:pretty |fairly |quite )?sure|pretty sure|fairly
 # words after "how many" that are no name for what the question counts
 _NOT_A_UNIT = {"more", "fewer", "less", "does", "do", "did", "are", "is", "were", "was", "will", "can", "of", "times", "in", "each"}
 
+_CALC = re.compile(r"\d\s*[-+x/]\s*\d[\d.]*\s*=")  # a line of working in a message ("60+40=100")
+_TAIL = re.compile(r"(?:,?\s+(?:lol|tbh|haha|honestly))+\s*$", re.I)
+# what a child who drifts says first, now and then: it knows it is drifting ("random q but", "unrelated but")
+_ASIDE_MARKS = ["random q but", "unrelated but", "off topic but", "btw", "wait random but", "not maths but"]
 _PLACEHOLDER = re.compile(r"\{+\w\}+")  # "{x}", "{{w}}": what a line is filled with
 _SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 _SENT_KEEP = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+")  # splits between sentences, keeping every character
@@ -298,6 +302,11 @@ class ScriptedStudent:
     asked_stop: bool = False  # has said it wants to stop: a student who has to leave then goes at its first chance
     slip_was: str = ""  # the slipped result it gave: a fix shows what changed (``_redone``)
     redone: tuple[str, str] = ("", "")
+    heard_now: str = ""  # what the tutor said this turn (and its hints): a let-go refers back only to that
+    sees_now: bool = False  # this message says it sees the idea and names the part it is unsure of
+    asides_said: set[str] = field(default_factory=set)  # the asides it drifted off to, as written in its problem
+    felt: bool = False  # has said a word about a hard step (``AFTER_HARD``): once an episode at most
+    steps_first: float = 0.0  # how often, moved by a hint, it does the next line only and asks (its own)
     own: random.Random = field(default_factory=random.Random)  # (its last calculation, that line done again its own way) once a slip is fixed
 
     # -- the student's maths ------------------------------------------------------
@@ -339,6 +348,7 @@ class ScriptedStudent:
         self.own = random.Random(hashlib.blake2b(f"{turn.task.id}:{turn.seed}:habits".encode(), digest_size=8).digest())
         self.reacts = self.own.uniform(0.35, 0.9)
         self.defends = self.own.uniform(0.5, 0.95)
+        self.steps_first = self.own.uniform(0.55, 0.95)
 
     def fmt(self, v: Fraction) -> str:
         """Fractions the way the problem writes them: "3/8" in a fractions problem, else decimals."""
@@ -582,6 +592,7 @@ class ScriptedStudent:
         pre: list[str] = []
         if self.resume_due:  # back from its tangent: what the tutor said while it drifted still counts
             heard = f"{self.deferred} {heard}"
+        self.heard_now, self.sees_now = heard, False
 
         # The tutor gave the answer away: the student takes it and is done.
         if self.answer in numbers_in(msg) and self.answer not in {parse_number(v) for v in self.stated}:
@@ -655,7 +666,7 @@ class ScriptedStudent:
             # sum with a new result
             self.redone = (calc, _own_way(calc, self._calcs()[-1][1], self.fmt, self._eq))
             react = self.own.choice(L.SLIP_FIXED) if self.own.random() < self.reacts else ""
-            pre.append(" ".join(x for x in (react, f"not {slipped}.") if x))
+            pre.append(" ".join(x for x in (react, self.own.choice(L.SLIP_NAMED).format(s=slipped)) if x))
 
         if re.search(r"\bsubmit", msg, re.I) and self.stated and self.stated[-1] not in self.submitted:
             self._submit(turn, self.stated[-1])
@@ -733,6 +744,9 @@ class ScriptedStudent:
                  "line": nl if 0 < len(nl) <= 9 else "", "line_was": ol if 0 < len(ol) <= 9 and ol != nl else "",
                  "p": pct.group(1) if pct else "", "was_answer": was_answer}
         lines = takeups(code, self.mind["statement"], slots)
+        # a reference back ("the clock thing") only to a thing the tutor or the problem named
+        said = f"{self.heard_now} {self.mind['statement']}".lower()
+        lines = [ln for ln in lines if all(w.lower() in said for w in re.findall(r"\bthe (\w+) thing\b", ln, re.I))] or lines
         plain = [ln for ln in lines if not re.search(r"\d", ln)]
         self.let_go_numbered = [ln for ln in lines if ln not in plain]
         pool = (lines if numbers else plain) or list(realisations(code, self.mind["statement"]))
@@ -777,7 +791,7 @@ class ScriptedStudent:
             sents[i] = f"{head[:1].upper()}{head[1:]} {first}"
         # a tail ("lol", "tbh") after what it thinks or feels, never after a number, a sum or its problem
         felt = [i for i in plain_at if not re.search(r"\d", sents[i])]
-        if self.tails and felt and turn.rng.random() < 0.2:
+        if self.tails and felt and not self.realised_now and turn.rng.random() < 0.2:
             i = turn.rng.choice(felt)
             sent = sents[i]
             if sent[-1] in ".!" and not sent.endswith("..."):
@@ -787,7 +801,7 @@ class ScriptedStudent:
     def _understood(self, turn: UserTurn, said_now: str) -> bool:
         """Whether this message says it understands (it sees the idea, or the tutor just told it it
         was right): no lost mood may stand beside that."""
-        if any(x in said_now for x in L.SEES_IDEA):
+        if self.sees_now or any(x in said_now for x in L.SEES_IDEA):
             return True
         msg = turn.agent_message or ""
         return bool(POSITIVE.search(msg) and not NEGATIVE.search(msg))
@@ -868,6 +882,10 @@ class ScriptedStudent:
             parts += [self._pick(turn, L.SELF_CATCH), self.realised_now]
             self._state(turn, self.current(), parts, L.SELF_REDO)
             return " ".join(parts), "makes_mistake"
+        if sit == "goes_off_tangent":
+            # (no aside before any work: a child drifts off from something in the problem it worked on, or a feeling
+            # after a hard step, not in its first line; the opening brings its answer, as most do)
+            sit = "makes_mistake"
         if sit in ("makes_mistake", "solves_problem", "frustrated"):
             played = sit if sit == "frustrated" else ("solves_problem" if self.is_right(x) else "makes_mistake")
             parts.append(self._open_line(turn, L.OPEN_CHECK[temper] if played != "frustrated" else L.OPEN_HELP[temper], ref))
@@ -877,7 +895,8 @@ class ScriptedStudent:
             return " ".join(parts), played
         parts.append(self._open_line(turn, L.OPEN_HELP[temper], ref))
         if self.cfg.get("opens_with_attempt") and sit not in ("ambiguous_answer",):
-            self._state(turn, x, parts, L.STATE["opening_stuck"])
+            # stuck, it says what it did in its own numbers ("60+40+55=155. is that it?"), when it may show it
+            self._state(turn, x, parts, L.STATE["opening_stuck"], worked=True)
         if sit == "ambiguous_answer":
             self.pending_ambiguous = x
             self.stated.append(x)
@@ -893,8 +912,6 @@ class ScriptedStudent:
         elif sit == "tries_to_quit":
             parts.append(self._pick(turn, L.OPEN_SKIP))
             self.asked_stop = True
-        elif sit == "goes_off_tangent":
-            parts.append(self._aside(turn))
         elif not self.stated:
             parts.append(self._pick(turn, L.OPEN_UNFINISHED))
         return " ".join(parts), sit
@@ -926,8 +943,17 @@ class ScriptedStudent:
     def _aside(self, turn: UserTurn) -> str:
         """What it drifts off to: its own life where its problem's things touch it ("I always lose my pencils",
         the problem's ``asides``), said once each; a problem with none gives one of the general ones."""
-        fresh = [a for a in self.asides if a not in self.said and _key(a) not in self.sentences_said]
+        fresh = [a for a in self.asides if a not in self.said and a not in self.asides_said and _key(a) not in self.sentences_said]
         line = self.own.choice(fresh) if fresh else self._pick(turn, L.DRIFT)
+        self.asides_said.add(line)
+        line = _TAIL.sub("", line)  # an aside takes no "tbh" or "lol" after it
+        if fresh and self.own.random() < 0.5:  # it knows it drifts, as children say ("random q but ...")
+            low = line if re.match(r"I\b", line) else line[:1].lower() + line[1:]
+            line = f"{self.own.choice(_ASIDE_MARKS)} {low}"
+        msg = turn.agent_message or ""
+        good, bad = bool(POSITIVE.search(msg)), bool(NEGATIVE.search(msg))
+        if good != bad and self.own.random() < 0.6:  # what set it off: the step just done, or the one it got wrong
+            line = f"{self.own.choice(['nice.', 'ok.', 'yay.', 'ok good.'] if good else ['ugh.', 'hm.', 'argh.', 'ugh.'])} {line}"
         line = line[:1].upper() + line[1:]
         return line if line[-1:] in ".!?" else line + self.own.choice([".", "!", ".", ""])
 
@@ -962,6 +988,15 @@ class ScriptedStudent:
             parts.append(self._pick(turn, L.HEDGE).format(x=x))
             return sit
         played = "solves_problem" if right else "makes_mistake"
+        if (self.realised_now or self.changed_at >= 0) and not self.slip_pending and self.own.random() < self.steps_first:
+            # moved by a hint (now, or in its last message, with no answer since), it often does the next line
+            # only and asks, when more than two lines are left
+            left = len(self._calcs()) - max(self.changed_at, 0)
+            step = self._next_step() if left >= 3 else ""
+            if step:
+                parts.append(self._pick(turn, L.STEP_ONLY, c=step))
+                self.step_pending = self.progress_now = True
+                return "checks_step"
         self._state(turn, x, parts, L.STATE[played])
         if (played == "makes_mistake" and self.active and self.repeating and self.defended < 2
                 and (NEGATIVE.search(msg) or POINTS_AT_STEP.search(msg)) and self.own.random() < self.defends):
@@ -996,11 +1031,21 @@ class ScriptedStudent:
             return parts, self._answer_turn(turn, "solves_problem", msg, parts)
         overdue = can_tell and self.quiet_turns >= 3
         if sit == "pushes_for_answer":
+            # asking again changes: the first ask plain, the second louder or a bargain, then a sulk; after that
+            # (not a push its task has it make) it gives up on pushing and tries
+            n, self.pushed = self.pushed, self.pushed + 1
+            if can_tell and n >= 2 and not self.forced_push:
+                parts.append(self._pick(turn, L.PUSH_GIVES_UP))
+                self._state(turn, x, parts, L.STATE["solves_problem" if self.is_right(x) else "makes_mistake"], worked=True)
+                return parts, "solves_problem" if self.is_right(x) else "makes_mistake"
             if can_tell and self.quiet_turns >= 2:
                 self._state(turn, x, parts, L.PUSH_WITH)
-            else:  # asked once already: it says who would let the tutor tell it
-                parts.append(self._pick(turn, L.PRESSURE if self.pushed and self.forced_push else L.PUSH))
-            self.pushed += 1
+            elif n == 0:
+                parts.append(self._pick(turn, L.PUSH))
+            elif n == 1 or self.forced_push:
+                parts.append(self._pick(turn, L.PRESSURE if self.forced_push and self.own.random() < 0.3 else L.PUSH_AGAIN))
+            else:
+                parts.append(self._pick(turn, L.PUSH_SULK))
         elif sit == "tries_to_quit":
             self.asked_stop = True
             if can_tell and self.quiet_turns >= 2:
@@ -1027,7 +1072,11 @@ class ScriptedStudent:
                     return parts, "solves_problem" if self.is_right(x) else "makes_mistake"
                 parts.append(self._confused_part(turn))
             else:
-                parts.append(self._pick(turn, L.SEES_IDEA if revised or praised else L.CONFUSED))
+                if revised or praised:  # it sees the idea; it names the part it is unsure of, in its own terms
+                    self.sees_now = True
+                    parts.append(self._seen_part(turn))
+                else:
+                    parts.append(self._pick(turn, L.CONFUSED))
                 if overdue:
                     self._state(turn, x, parts, L.CONFUSED_WITH)
         else:  # goes_off_tangent: an aside that grows out of its problem, and nothing else
@@ -1035,6 +1084,14 @@ class ScriptedStudent:
             if overdue:
                 self._state(turn, x, parts, L.TANGENT_WITH)
         return parts, sit
+
+    def _seen_part(self, turn: UserTurn) -> str:
+        """Moved by a hint, unsure how it goes on: the part of its problem it means ("ok but the 55 minutes?")."""
+        clauses = [c.strip() for c in re.split(r"[.,;?!]\s+|\band then\b", self.mind["statement"]) if re.search(r"\d", c)]
+        if not clauses:
+            return self._pick(turn, L.CONFUSED)
+        self.explain_i += 1
+        return self._pick(turn, L.SEES_IDEA, q=_part_named(clauses[-1 - self.explain_i % len(clauses)]))
 
     def _confused_part(self, turn: UserTurn) -> str:
         """Lost again: the part of the problem it is stuck on, named by its quantity (never the clause quoted)."""
@@ -1126,10 +1183,17 @@ class ScriptedStudent:
         order = order[:80]
         fillers = [""] + list(L.FILLERS)
         text = ""
-        asides = [a for a in L.CHATTY if _key(a) not in old] or L.CHATTY
+        # a chatty child's word about the moment: only in the message where it got past a hard step (it saw its
+        # mistake and did the sum), now and then, once an episode; never in its first message
+        aside = ""
+        if (chatty and not opening and self.revised_now and not self.felt and _CALC.search(body)
+                and len(self.told) > self.told_at_start and self.own.random() < 0.4):
+            fresh = [a for a in L.AFTER_HARD if _key(a) not in old] or L.AFTER_HARD
+            aside = self.own.choice(self._mine(turn, fresh, 5))
+            aside = aside[:1].upper() + aside[1:] + self.own.choice([".", "!", "", "."])
+            self.felt = True
         for filler in fillers:
             for p, s in order:
-                aside = turn.rng.choice(self._mine(turn, asides)) if chatty and (opening or len(self.said) % 3 == 0) else ""
                 if p and body and self.runs_on and p[-1] in ".!" and not pre and not filler:
                     # a run-on: the mood and what it did in one breath ("Okay I worked it out, I got 12")
                     head = p[:-1] + ("," if not p[:-1].endswith(",") else "")
@@ -1148,7 +1212,8 @@ class ScriptedStudent:
         plain_keys = _keys(text)
         plain = text
         for _ in range(6):  # its voice must not turn a sentence into one it said before
-            text = self._voiced(turn, plain)
+            # (an aside takes no habit of its voice: "so basically i want a coat with a fluffy hood tbh" is assembled)
+            text = self._voiced(turn, plain) if played != "goes_off_tangent" else plain
             if not (_keys(text) & old):
                 break
         else:

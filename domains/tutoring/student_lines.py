@@ -47,9 +47,10 @@ OPEN_HELP = {
                    f"{_HI} [can|could] you [help me with|help me out with|go through|give me a hand with] {{p}}[?| please?]",
                    f"{_HI} I'm [doing|working on|trying to do|on] {{p}} and [I need|I could use|I'd like] [some |a bit of |]help[.|!| with it.]",
                    f"{_HI} [can|could] we [do|look at|go over|work through] {{p}} [together|][?| please?]"),
-    "impatient": expand("[Quick question|Okay, quick one|Hey, quick one|Right, quick one], I need {p} [done|sorted|finished|out of the way][| fast| soon| quickly].",
-                        "[Can|Could] we [do|get through|sort out] {p} [fast|quickly|real quick]?",
-                        "[I need to get|I have to get|I want to get] {p} [done|finished|sorted] [fast|quickly|soon|in a hurry][.|!| so can you help?]"),
+    # (a child's hurry, not an adult's: no "get it sorted soon", no "out of the way")
+    "impatient": expand("[Quick question|Okay, quick one|Hey, quick one|Right, quick one], [can you help with|help with|I'm on] {p}[.|?]",
+                        "[Can|Could] we do {p} [fast|quickly|real quick]?",
+                        "[I have to finish|I still have to do|I've still got] {p}[.|!] [can we be quick|hurry pls|it's taking ages][.|?|!]"),
     "hostile": expand("[Ugh|Ugh, okay|Great|Ugh, fine], I have to do {p}[| now| again| for tomorrow][.|!]",
                       "I'm stuck on {p} and [it's so annoying|I hate it|it's stupid|it's driving me mad][.|!]",
                       "[So|Okay, so|Well], {p} [is stupid|is so annoying|makes no sense|is the worst][.|!]"),
@@ -83,7 +84,7 @@ STATE = {  # stating an answer the student believes (plain: no hedge words)
     ),
     "solves_problem": expand(
         "[I got|I've got|got|now I get|now it's|it's] {x}[.|!| now.]",
-        "[Final answer:|My answer's|So it's|Now it's|Answer's] {x}[.|!]",
+        "[My answer's|So it's|Now it's|Answer's] {x}[.|!]",
         "[I redid it|Did it again|Fixed it|Did it over]. [Got|It's|Now it's] {x}[.|!]",
         "[I'm going with|I'll say|I'm putting|I'll go with|I'm sticking with] {x}[.|!]",
         "[so|ok so|ok] it's {x}[.|!|?]",
@@ -99,19 +100,21 @@ STATE = {  # stating an answer the student believes (plain: no hedge words)
         "[Probably wrong.|Bet it's wrong.|I don't trust it.|Whatever.|Probably rubbish.|Knowing me it's wrong.|It feels wrong.|I hate this one.]",
         "[This is so annoying|I hate these|This took forever|I'm so done with this|This one is the worst|My head hurts][.|!] [I got|It's|I have|It comes to] {x}[.|!|?| I think.]",
     ),
+    # (short, and mostly no frame: "got 195. is that it?"; "I began and ended up with 195, then I got stuck" was one
+    # sentence in every stuck child's mouth; its working goes before it when it may show it, ``_opening``)
     "opening_stuck": expand(
-        "I got {x} [but I'm stuck|but then I got stuck|and then I got stuck|and now I'm stuck|and then I didn't know what to do|and then I stopped|and then I couldn't go on][.|!| after that.]",
-        "[I have|I've got|I got to] {x} [so far |up to now |for now |]but [I'm stuck|I don't know if that's it|I'm not sure it's the end|I can't see what's next|I don't know what comes next][.|!]",
-        "[I started and|I tried and|I had a go and|I made a start and|I began and] [got|ended up with|got as far as] {x}, [but that's as far as I got|then I got stuck|and then I stopped|but then I was stuck|and then I didn't know what to do][.|!]",
+        "[got|I got|I have|I've got] {x}[.|!|?]", "{x}[?|.] [is that it|is that the end|done|or is there more|then what]?",
+        "got {x} [then stuck|then nothing|and stopped|then ??][.|?|]",
+        "[stuck after|I stopped at|up to] {x}[.|!|]", "{x} [so far|for now][.|?]",
     ),
 }
 HEDGE = expand("[maybe|Maybe] it's [like |]{x}?", "I think it's {x}, or something?", "[is it|Is it] {x}[ maybe|, maybe]?",
                "[something like|Something like|maybe like] {x}?", "[I guess|I dunno,] {x}? [Or something.|]")
-CLARIFY = expand("[I meant|I mean|Sorry, I meant|What I meant was|I was saying] {x} [is my final answer|as my final answer|as my answer|is my answer|is the answer|for the whole thing|as the end answer][.|!]",
-                 "[My final answer is|Final answer:|It's final:|The final answer's|My answer for the whole thing is|The end answer is] {x}[.|!| for the whole thing.]",
-                 "[That's|That is|That one's] [my final answer|the final answer|my answer for the whole thing|the end of it][: {x}|, {x}][.|!]",
-                 "[As the answer|For the whole thing|For the final answer|For the question itself], [I'm saying|I'd say|I'll go with|I'm putting|it's] {x}[.|!]",
-                 "{x} is [the final one|my final answer|the answer, not a step|the whole answer][.|!]")
+# (an answer said as a child says it: no "Final answer:" label, a test paper's form; few frames, and short)
+CLARIFY = expand("[I meant|I mean|Sorry, I meant|I was saying] {x} [is my answer|is the answer|as the answer][.|!]",
+                 "[That's|That one's] [my answer|the end|the answer][.|!] {x}[.|]", "[yeah|yes|yep] {x}[ is the answer| is it| is the end one|][.|!]",
+                 "[no|nope], {x} is [the answer|it|the end][.|!]", "[it's the end|that's the end of it|not a step], {x}[.|!]",
+                 "{x} is [the answer, not a step|the last bit|where it ends][.|!]", "[the answer|the end one]. {x}[.|]")
 RESTATE = expand("[Yes|Yeah|Yep|Yes, still], my [final |]answer is {x}[.|!| still.]", "It's {x}, [like I said|same as before|still|as I said][.|!]",
                  "I got {x}, [I'm sticking with it|and I'm keeping it|I'm not changing it|that's what I have|same as I said][.|!]",
                  "[Still|It's still|I still have|I've still got] {x}[.|!| for the answer.| as my answer.| like before.]")
@@ -122,7 +125,7 @@ STILL_RIGHT = expand("So is it {x}? [You didn't say.|You didn't tell me.|I can't
 PUSH = expand("[Can|Could|Will] you just [tell me|give me|say] the answer[| please| now| already| for this one]?", "[Please |Just |]just tell me what it is[.|!| please.| already.]",
               "Why can't you just [tell me|give me|say] the answer[| already| for once]?", "Just tell me[, please.|, okay?|! Please.]",
               "[Honestly, |Seriously, |Come on, |Please, |]just [give me|tell me] the answer[.|!| please.| already.| to this one.]",
-              "[I just want|All I want is|I only want] the answer[| to this one| please| for this][.|!]",
+              "[I just want|I only want] the answer[| to this one| for this][.|!]",
               "[Can't you|Couldn't you|Why won't you] just [say|tell me] what [it is|the answer is][| already| for once]?")
 PUSH_WITH = expand("Is it {x}? Just [tell me|say] if that's it[.|!| please.]", "Is it {x}? Just [say yes or no|tell me yes or no|tell me if I'm right][.|!]",
                    "[Just tell me|Just say|Tell me] if it's {x}[ or not|][.|!| please.]", "[Is|So is] the answer {x}? [Just say.|Yes or no?|Please just say.]")
@@ -168,18 +171,17 @@ EXPLAIN_WITH = expand("Also I think the answer is {x}[.|!]", "Oh, and I got {x}[
 DONT_KNOW = expand("I don't know.", "I don't know that.", "No idea, sorry.", "[Um, |]I'm not sure, sorry.")
 # A slip seen: a few words at most, the sum is done again below another way ("not 166. 150+10=160, 160+5=165"),
 # never the same sum with a new result
-SLIP_FIXED = expand("[oh|oops|oh wait|wait|hmm|ugh]. [the last bit|last sum|that last one|the end bit][.|!|?]", "[oops|oh|whoops][.|!]", "", "", "")
+SLIP_FIXED = ["oops.", "oh.", "ugh.", "argh.", "wait.", "oh no.", "whoops.", "hm.", "", "", "", "", ""]
+# how it names the slipped number it takes back ({s}); the sum is done again another way after it
+SLIP_NAMED = ["not {s}.", "{s} was wrong.", "not {s}!", "{s} is wrong.", "i put {s}.", "{s}?? no.", "not {s} oops.", "{s} no."]
 SUBMITTED = expand("[Okay|Done|Alright], I [submitted|sent in|entered] {x}[.|!]", "I put {x} in the [system|box][.|!]", "[I've|I have] [submitted|sent in|entered] {x}[.|!| now.]")
-_BTW = "[By the way, |Oh, |Also, |Just so you know, |]"
-CHATTY = expand(f"{_BTW}I read the problem [a few times|twice|three times|over and over|really slowly|out loud] before I [asked|wrote to you|started|did anything][.|!]",
-                f"{_BTW}I [really |]want to get this one right[.|!| this time.| for once.]", f"{_BTW}I'll tell you what I did if you want[.|!]",
-                f"{_BTW}I can show you my working if [it helps|you want|you need it][.|!]",
-                f"{_BTW}[word problems|story problems|these long ones|problems like this|the ones with lots of words] always take me [a while|ages|forever|a long time][.|!| to do.| to read.]",
-                f"{_BTW}I [like|don't mind|quite like|actually like|kind of like] the ones with [numbers|money|stories|shopping|people|food] in them[.|!]",
-                f"{_BTW}I wrote it all out on [paper|my page|scrap paper|the back of a sheet|my whiteboard|a sticky note] first[.|!]",
-                f"{_BTW}I [drew a picture|made a little table|underlined the numbers|circled the numbers|wrote the numbers in a list|drew some boxes] [to help|first|before I started|to keep track][.|!]",
-                f"{_BTW}I [always|usually|try to] [check my sums|read the question twice|write the numbers down first|do these on paper][| first| before I answer][.|!]",
-                f"{_BTW}this one [looked|seemed] [easy|hard|tricky|long|short] at first[.|!]")
+# A word a chatty child adds about the moment it is in (``AFTER_HARD``): only right after a hard step, the one
+# where it saw its mistake, never in its first message nor as a taste or habit from nowhere ("I quite like the
+# ones with shopping in them", "I always do these on paper": planted filler, named by every rater of round 8)
+AFTER_HARD = expand("[that|this] [bit|one|part] [took me ages|was so annoying|was the hard bit|was sneaky|got me]",
+                    "[my brain hurts|i was so stuck on that|i hate when it does that|i always fall for that|sneaky]",
+                    "[i nearly|i almost] [gave up|quit] [there|on that bit]", "[ugh|argh|omg] finally")
+CHATTY = AFTER_HARD
 # Its thanks when the tutor confirms its right answer: several shapes in each register (not one line's
 # slots), drawn per episode, so no two episodes' endings need match. {x} is its answer, {u} what it counts.
 THANKS = {  # (short sentences, as a child's goodbye is: a long one would be the same in every task)
@@ -214,7 +216,7 @@ NOT_STARTED = expand("[Nothing yet, really.|Not much.|Um, nothing.|] I haven't w
 WORK_CLAUSE = expand("[I did|I went|Um,|Okay,|Ok,|Hmm,|Now I did|Wait,|Oh|| |] {w}[.|!]")
 # The answer said after its working: short, and worded as an answer ("So it's 45.")
 AFTER_WORK = expand("[So it's|So that's|That's|I get] {x}{u}[.|!|?]", "[That makes it|So I got|So I get] {x}[.|!|?]",
-                    "[so|ok so] {x}[.|!|?| then.]", "[answer|ans|final]: {x}[.|]", "{x}{u}[.|!|?| then?| right?]",
+                    "[so|ok so] {x}[.|!|?| then.]", "{x}{u}[.|!|?| then?| right?]", "{x}{u} i think[.|?]",
                     "[that's|thats] {x}[ then| i think|][.|!]")
 # Going on from a step the tutor took (its "what next?"): the rest of the working.
 THEN_CLAUSE = expand("[Then|And then|After that|Next|Okay, then|Ok, and then|Then I did] {w}[.|!]")
@@ -225,6 +227,11 @@ PROGRESS_STEP = expand("[I think|Um,|Wait,|Ok,|Hmm,|] {c}[ first|][?|.] "
                        "[Then what?|And after that?|Is that the start?|And then what?|What comes next?|What now?|Then?]",
                        "[This bit's easy:|I know this:|Easy bit:|This part:|Ok this bit:] {c}. [But then what?|What's next?|Then I'm stuck.|Then what?]",
                        "[Do I do|Start with|First] {c}? [Then what?|What's after that?|And then?|Then I'm lost.]")
+# Moved by a hint, it often does the next line only and asks ({c}: one calculation), as a child does after a
+# vague hint, not the whole tidy working at once (round 8's raters named "a clean solution right after one hint")
+STEP_ONLY = expand("{c}[.|?] [right so far?|is that right?|then?|that first?|ok so far?|and then?|good so far?]",
+                   "[so|ok so|first|so first] {c}[?|.]", "{c}[.|!] [wait|hang on|hmm]. [then what|what's next|now what]?",
+                   "[is it|do I do|start with] {c}[?|??]")
 # Lost once already, with no step it can do: it points at the part it is stuck on ({q}).
 CONFUSED_PART = expand("I don't get what to do with {q}[.|!| here.]", "[Where|How] does {q} [go|fit|come in]? [I'm stuck on that bit.|That's the bit I don't get.|]",
                        "[It's|I think it's] {q} I don't get[.|!]", "[Do I still|Do I even|Do I] use {q}? [I don't get that bit.|That's the bit I'm stuck on.|]")
@@ -251,14 +258,13 @@ MOOD = {
                              "[I checked it|Checked it twice|I did it twice|I double-checked][.|!]", "Right?", "Yes?")),
     "solves_problem": (expand("", "[Ok|Okay|Um|Hmm|Right], [wait|let me see|hang on|so]."),
                        expand("", "[Did I get it?|Is that it?|Is that right?|Am I right?|Right?|Yes?|Correct?]")),
-    "pushes_for_answer": (expand("[Can|Could|Will|Would] you just [tell me|give me|say] [the answer|what it is|what the answer is|the number][| please| already| now| for once]?",
-                                 "Just [give me|tell me] the answer[, please|, okay|][| already| now].",
-                                 "Why can't you just [tell me|say|give me] [the answer|what it is|the number][| already| for once]?",
-                                 "[I'd rather|I just want to|I'd like to] [know|hear|be told] the answer[| now| already| please]."),
-                          expand("It would be [way|so much|a lot|loads] [faster|quicker|easier][| that way| like that| for me].",
-                                 "My [friend's|cousin's|mate's] tutor just tells [him|her|them][| the answer| straight away].",
-                                 "Please?", "I just want to [be done|finish|get it done|move on|get to the next one][| already| now| with this].",
-                                 "I have other [homework|things|stuff] to do[| after this| too| today].")),
+    # (the push itself is the body, once a message: a mood that asks again beside it is the same demand twice,
+    # "could you just say the answer? ... just tell me the answer", named by every rater of round 8)
+    # (short: a mood of four words or fewer is how a child says it, and no stock sentence across tasks)
+    "pushes_for_answer": (expand("", "", "[ugh|urgh|argh|omg|ugh ok][.|!]", "[This is taking forever|Been on this ages|This takes ages|My head hurts|I'm so bored][.|!]",
+                                 "[I hate these|Don't get it anyway|This one's too long|I can't do these|Too many steps][.|!]"),
+                          expand("", "Please?", "[pls|please|pleeease][!|]", "[I'm so tired|Want to be done|Got other homework|I'm hungry too|It's nearly dinner][.|!]",
+                                 "[It's way faster|That's quicker|Way quicker][.|!]")),
     "ambiguous_answer": (["Um.", "So, like.", "I dunno."], ["", "or something?", "I guess."]),
     "frustrated": (expand(f"{K}, this is [so|really|super] [annoying|frustrating|confusing][| now| today].", "I'm just [bad|rubbish|terrible] at [maths|math|this|word problems].",
                           "I [hate|can't stand] [word problems|these problems|these ones|this kind of problem].", "[Ugh, |]this is [too hard|so hard|way too hard][ for me|]."),
@@ -274,17 +280,32 @@ MOOD = {
                              "I'm [so |really |totally |]done with this[| one| now| for today].", "[Can|Could] we [be done|stop|finish] [now|here|for today]?"),
                       expand("", "I'll do it later[| maybe| I guess].", "I'm [tired|so tired|really tired][| now| today].", "I've had enough[| of this| for today].")),
 }
-SEES_IDEA = expand("I think I see the idea, but I'm not sure [what to do with it|how to use it|what comes next|where it goes][| yet| now| here].",
-                   f"{K}, [that part|that bit|the idea|that] [makes sense|is clear|is okay] now, but [what's next|what's the next bit|what comes after that|what do I do next|where do I go from here]?",
-                   f"{K}, I [get|see|understand|follow] [that bit|that part|the idea|that step|what you mean][| now], but [what do I do with it|how do I use it|what comes next|where does it go][| next| now]?")
+# Moved by a hint but not sure how it goes on, with no step it can do: it names the part it means in its own
+# terms ({q}, a quantity of its problem), or says just a word; never "I see what you mean, but where does it
+# go?" (one sentence in many conversations: the raters of the eighth round named it in two of ten)
+SEES_IDEA = expand("ok. [so what do I do with|and then|but what about|so where does] {q}[| go| come in][?|]",
+                   "[oh|ok|hm]. [do I still use|do I need|what about] {q} [then|now|][?]", "{q} [next|then|now]?",
+                   "[ok but|but] {q}[?|??]", "[hm|ok]. [and|so] {q}[ after that|]?")
+# Asking again changes, as a child's does: louder, a bargain, a sulk (``PUSH_AGAIN``, the second ask of an
+# episode), then it gives up on pushing and tries (``PUSH_GIVES_UP``, with its answer after it); never the
+# first ask reworded ("could you just say what it is?" after "just tell me the answer", round 8's raters)
+PUSH_AGAIN = expand("[pleeease|pleeeease|pleeeeeease]. just tell me[.|!]", "[ok|fine|ugh] [what if|how about] you tell me the answer and I [do the next one myself|explain it back|do the rest]?",
+                    "[you're not even helping|this isn't helping|that doesn't help][.|!] just tell me[.|!]",
+                    "[I'll|i will] [do the next one on my own|try the next one myself|do two more] if you just tell me this one[.|!]",
+                    "[why won't you|why cant you] just tell me[?|??]", "[seriously|omg seriously|ok seriously]. give me the answer[.|!]",
+                    "[you're|ur] [so mean|being mean|no fun][.|!] just tell me[.|!]", "[just|pls just] tell me if I'm close then[.|?]")
+PUSH_SULK = expand("[fine|whatever|ok fine][.|!] [you won't tell me|you never tell me|no help then|you're no help][.|!|?] [ugh.|hmph.|k.|]",
+                   "[fine|ugh]. [so unfair|not fair|that's mean|rude][.|!]", "[ok|fine]. [I'll do it|I'll do it myself|doing it then][.|!]",
+                   "[whatever|fine]. [ugh|hmph][.|!]", "[k|ok]. [thanks for nothing|great help][.|!| lol.]")
+PUSH_GIVES_UP = expand("[fine|ok fine|ugh fine|whatever][.|,] [I'll try|I'll do it|trying]:", "[ok|fine]. [let me try|I'll have a go][.|!]", "[fine|ok]. [ugh|hmph].")
 # Openings that bring no answer (a situation played with nothing stated yet).
 OPEN_PUSH = expand("Can you just tell me what the answer is?", "[Honestly, |Please, |]just tell me the answer[.|?| to it.]",
-                   "Can you just give me the answer[| to this one| to it| please]?", "[I just want|All I need is|I only need|I'd just like] the answer[| to it| please| to this one][.|!]",
+                   "Can you just give me the answer[| to this one| to it| please]?", "[I just want|I only need|I need] the answer[| to it| to this one][.|!]",
                    "[Could|Can|Will|Would] you [just |]tell me [what it comes to|the answer|what the answer is|the final number][| please| for this one]?")
 OPEN_NEXT = expand("[I don't know|I'm not sure|I can't see|No idea|I can't work out] what to do [next|after that|from there|with it now][.|!]",
                    "I'm stuck on [what comes next|the next bit|the next part|where to go from there|the next step][.|!| now.]",
                    "I don't know how to [go on|carry on|keep going] from [there|that|that point|here][.|!]",
-                   "[That's as far as I got|I got that far|That's where I stopped|I couldn't get further][, then I got stuck| and then I was stuck|, and then nothing| and then I didn't know what to do][.|!]")
+                   "[then what|what now|and then]?")
 OPEN_LOST = expand("I don't [really |]get what it's [asking|asking for|asking me][.|!]", "I don't [understand|get|know] what I'm supposed to [find|work out|get][.|!]",
                    "I'm not sure what it wants me to [do|find|work out][.|!]", "[I've read it|I read it] [twice|a few times|over and over] and I still don't [get it|know what to do][.|!]")
 OPEN_EXPLAIN = expand("Can you explain how you even start a problem like this?", "How do you even start [one like this|these|this kind of problem|a problem like this]?",
