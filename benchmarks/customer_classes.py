@@ -126,6 +126,17 @@ STOP = set("the a an and or but my it its it's this that for from with was were 
            "like would please have has had not no yes just me you your".split())
 
 
+def _tally():
+    """A counter of classes, the messages of each, and ``hit(name, example)`` to count one."""
+    c: collections.Counter = collections.Counter()
+    seen: dict[str, list] = collections.defaultdict(list)
+
+    def hit(name: str, example) -> None:
+        c[name] += 1
+        seen[name].append(example)
+
+    return c, seen, hit
+
 def _task_words() -> dict[str, set[str]]:
     """Per task, the words of its request and facts (what a sentence naming the matter shares)."""
     import yaml
@@ -148,12 +159,7 @@ def count_round5(records: list[dict], domain) -> tuple[collections.Counter, dict
     """The fifth round's classes over ``records`` (see the module docstring)."""
     writes = {n for n, t in domain.agent_tools.tools.items() if t.mutates}
     words = _task_words()
-    c: collections.Counter = collections.Counter()
-    seen: dict[str, list] = collections.defaultdict(list)
-
-    def hit(name: str, example) -> None:
-        c[name] += 1
-        seen[name].append(example)
+    c, seen, hit = _tally()
 
     for rec in records:
         own = words.get(rec["task_id"], set())
@@ -240,14 +246,9 @@ def _cold_tasks() -> set[str]:
 def count_round6(records: list[dict]) -> tuple[collections.Counter, dict[str, list]]:
     """The sixth round's classes over ``records`` (see the module docstring)."""
     cold_tasks = _cold_tasks()
-    c: collections.Counter = collections.Counter()
-    seen: dict[str, list] = collections.defaultdict(list)
+    c, seen, hit = _tally()
     short: dict[str, set] = collections.defaultdict(set)
     curt: list[str] = []
-
-    def hit(name: str, example) -> None:
-        c[name] += 1
-        seen[name].append(example)
 
     for rec in records:
         held, prev, cold = False, "", False
@@ -304,12 +305,7 @@ def count(records: list[dict], domain) -> tuple[collections.Counter, dict[str, l
     writes = {n for n, t in domain.agent_tools.tools.items() if t.mutates}
     mood = situation_lines(domain, "furious", "impatient")
     talk = situation_lines(domain, "off_topic")
-    c: collections.Counter = collections.Counter()
-    seen: dict[str, list] = collections.defaultdict(list)
-
-    def hit(name: str, example) -> None:
-        c[name] += 1
-        seen[name].append(example)
+    c, seen, hit = _tally()
 
     for rec in records:
         c["episodes"] += 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,10 +23,9 @@ import customer_classes  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory) -> list[dict]:
-    out = tmp_path_factory.mktemp("voice6")
-    subprocess.run([sys.executable, "-m", "envs.run", "--domain", "support", "--repeats", "2", "--out", str(out), "--quiet"],
-                   cwd=ROOT, check=True, capture_output=True)
+def run(tmp_path_factory, played_runs) -> list[dict]:
+    # the session's careful support run at 2 repeats (tests/conftest.py), played once for every module
+    out = played_runs.copy(played_runs.CAREFUL2, tmp_path_factory.mktemp("voice6") / "run")
     return [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines() if x.strip()]
 
 
