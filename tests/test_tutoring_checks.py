@@ -544,3 +544,43 @@ def test_a_score_in_a_tangent_is_no_working():
     # redirect_tangent's condition: "we won 4-1" is about football, not the sheep
     assert _applies("redirect_tangent", "btw we won our game 4-1 and i scored!!", situation="goes_off_tangent", before=_problem())
     assert not _applies("redirect_tangent", "5-1 is 4? no wait, 5 x 8 = 40", situation="goes_off_tangent", before=_problem())
+
+
+# -- the round on the tenth blind set ----------------------------------------------------------------
+
+def test_an_aside_marked_as_one_is_a_tangent_whatever_numbers_it_uses():
+    said = "btw my cousin has 40 sheep too and one is called dave"
+    assert _applies("redirect_tangent", said, situation="goes_off_tangent", before=_problem())
+    assert not _applies("redirect_tangent", "so 40 sheep before he sells any?", situation="goes_off_tangent", before=_problem())
+
+
+@pytest.mark.parametrize("said", [
+    "wait does a pen have to have the same number of sheep in it?",
+    "could he sell the sheep to two farmers? the problem doesnt say",
+])
+def test_a_question_about_the_problems_own_story_is_no_tangent(said):
+    assert not _applies("redirect_tangent", said, situation="goes_off_tangent", before=_problem())
+
+
+def test_steering_back_takes_a_question():
+    # redirect_tangent: "steer back to the problem with a question about it"
+    said = "i have a dog called biscuit"
+    told = "Biscuit is a great name! Okay, back to the farm now. Work out how many sheep are in the pens first."
+    assert _v("tutoring_redirect", said, told, "goes_off_tangent", before=_problem()) == "VIOLATED"
+    asked = "Biscuit is a great name! Okay, back to the farm: how many sheep are in the pens?"
+    assert _v("tutoring_redirect", said, asked, "goes_off_tangent", before=_problem()) == "FOLLOWED"
+
+
+def test_a_dislike_reported_of_someone_else_beside_ones_own_liking_is_no_frustration():
+    said = "my sister says these are stupid but honestly i kinda like this one. so 5 x 8 first?"
+    assert not _applies("acknowledge_emotion", said, situation="frustrated", before=_problem())
+    assert _applies("acknowledge_emotion", "these are stupid. so 5 x 8 first?", situation="frustrated", before=_problem())
+
+
+@pytest.mark.parametrize("said,asks", [
+    ("why do you always answer with a question?", False),
+    ("why is it called a pen anyway?", False),
+    ("why do you times 5 by 8?", True),
+])
+def test_a_question_about_the_tutoring_or_a_name_asks_no_step_explained(said, asks):
+    assert _applies("check_understanding", said, situation="asks_explanation", before=_problem()) == asks

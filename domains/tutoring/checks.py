@@ -341,7 +341,7 @@ def redirect(events, idx, params, context=None):
     back = [i for i, s in enumerate(on) if REDIRECT.search(s) or ("?" in s and ON_PROBLEM.search(s)) or (ON_PROBLEM.search(s) and re.search(r"\d", s))]
     if not back:
         return "VIOLATED", "does not steer the student back to the problem"
-    if not any("?" in s or DO_THIS.search(s) for s in ss[back[0]:]):  # a question once back on the problem
+    if not any("?" in s for s in ss[back[0]:]):  # a question once back on the problem (the rule: "with a question about it")
         return "VIOLATED", "mentions the problem but gives the student nothing to do on it"
     aside = back[0]  # the sentences before the turn back to the problem are about the tangent
     if aside == 0:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from graders.rules.registry import check
-from graders.rules.replies import json_dict, last_user_index, step_tools
+from graders.rules.replies import json_dict, last_user_index, question_sentences, sentences, step_tools
 from envs.records import AgentEvent, ToolEvent
 
 from .knowledge import known, last_check, right_step, student_gave_correct
@@ -83,6 +83,14 @@ _MATHS = re.compile(
     r"per ?cent|percent|left over|altogether|in total|total|answer|step|equals?|how (many|much))\b", re.I)
 _WHAT_WORD = re.compile(r"\bwhat(?:'s| is| are| does| do)\s+(?:a|an|the)\s+([a-z]+)", re.I)
 _CONTENT = re.compile(r"[a-z]{3,}", re.I)
+# an aside marked as one ("btw", "off topic but"): a tangent whatever numbers it uses
+_ASIDE = re.compile(r"\b(btw|by the way|off[- ]topic|random (q|question|thought)|unrelated|totally different)\b", re.I)
+# a question whose subject is one of the story's things ("does a bus have to ...", "can the vans ...")
+_STORY_QUESTION = re.compile(r"\b(?:does|do|can|could|would|will|is|are|has|have|must|should)\s+(?:the |a |an |all the |those |these |each |every |her |his |their )?(?:\d+ )?([a-z]{3,})(?:\s+([a-z]{3,}))?", re.I)
+# the problem's text said to leave something open ("the problem doesn't say", "in the story")
+_PROBLEM_SAYS = re.compile(r"\b(the (problem|question|story) (doesn'?t|does not|didnt|doesnt|never) (say|tell|mention)|in the (problem|story)|it doesn'?t say)\b", re.I)
+_STOP_WORDS = {"the", "and", "how", "many", "much", "what", "each", "that", "this", "there", "then", "they", "she", "her", "his", "has",
+               "with", "for", "are", "was", "were", "will", "more", "some", "all", "into", "from", "every", "one", "two", "three"}
 
 
 def _problem_text(events, idx, context) -> str:
@@ -113,8 +121,9 @@ def off_topic(events, idx, params, context=None):
     k = known(events, idx, context)
     problem = _problem_text(events, idx, context)
     theirs = set(numbers_in(problem)) | k.statement_numbers | set(k.step_results) | ({k.answer} if k.answer is not None else set())
+    aside = _ASIDE.search(text)
     used = [n for n in numbers_in(text) if n in theirs]
-    if used:
+    if used and not aside:  # "btw my scooter was $100 like this one" is an aside all the same
         return "NOT_APPLICABLE", f"the student uses the problem's number {used[0]}"
     # a score or a range written with a dash ("we won 4-1", "a 9-5 job") is no sum, once the problem's
     # numbers are known and none of them is in it
@@ -125,4 +134,11 @@ def off_topic(events, idx, params, context=None):
     asked = [w for w in _WHAT_WORD.findall(text) if w.lower().rstrip("s") in words]
     if asked:
         return "NOT_APPLICABLE", f"the student asks what the problem's word {asked[0]!r} means"
+    # a question about how the problem's own world works ("does a bus have to be full to leave?",
+    # "could the 3 extra kids ride with the teacher? the problem doesn't say"): the problem, read closely
+    if not aside:
+        for q in question_sentences(text) + [x for x in sentences(text) if _PROBLEM_SAYS.search(x)]:
+            subjects = {w.lower().rstrip("s") for m in _STORY_QUESTION.finditer(q) for w in m.groups() if w}
+            if _PROBLEM_SAYS.search(q) or subjects & (words - _STOP_WORDS):
+                return "NOT_APPLICABLE", "the student asks about the problem's own story"
     return APPLIES, "the student's message is not about the problem"
