@@ -145,12 +145,12 @@ def test_stochastic_agent_scripted_user_the_reverse(server, tmp_path):
 
 def test_judge_rejudged_with_frozen_transcript_measures_flips(server, tmp_path):
     server.behaviours["fake-judge"] = seeded_judge
-    # two repeats: enough judged replies that the fake judge's seeded verdicts both flip and hold (the
+    # two repeats and eight re-judgings: enough that the fake judge's seeded verdicts both flip and hold (the
     # customer's anger is said where it reacts to something, so one repeat of these tasks judges few)
     run = make_run(server, tmp_path, agent="scripted:careful", user="scripted", judge=JUDGE, domain="support",
                    tasks=["sup_cancel_before_dispatch", "sup_furious_damaged_refund"], repeats=2)
     before = digest(run)
-    assert variance(server, run, "--replays", "2", "--rejudge", "4") == 0
+    assert variance(server, run, "--replays", "2", "--rejudge", "8") == 0
     assert digest(run) == before
     v = read_block(tmp_path / "run-variance")
     judged = {k: f for k, f in v.judge.items() if f.source == "judge"}
@@ -160,7 +160,7 @@ def test_judge_rejudged_with_frozen_transcript_measures_flips(server, tmp_path):
     n = sum(f.rejudged for f in judged.values())
     assert n > 0 and 0 < v.judge_flip_share.value < 1 and v.judge_flip_share.by_construction is None
     for f in judged.values():
-        assert f.rejudged == 4 * f.items and (f.ci95 is not None or f.items < 2)  # one item: no interval
+        assert f.rejudged == 8 * f.items and (f.ci95 is not None or f.items < 2)  # one item: no interval
     # scripted agent and user: nothing to replay, the arms are zero by construction
     assert v.design.episodes_played == 0 and v.user_var.by_construction and v.agent_var.by_construction
 

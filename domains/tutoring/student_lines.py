@@ -9,6 +9,8 @@ told, a confusion says it is lost; the words around them vary.
 Lines carry no fact the scenario does not give (no siblings, no teachers, no
 classes): a chatty student says more about the problem and its own working.
 ``{x}`` is an answer, ``{p}`` its name for the problem, ``{q}`` its name for a part of it, ``{w}`` its working.
+
+Long because it is data: every act's templates in one place, so a reader sees all a student can say.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """The YAML specs (tasks, personas, situations, rules), validated by pydantic.
 
+Long because every spec file's fields live here with a docstring each, so a reader finds what any
+YAML field means in one place (the loading is elsewhere).
+
 A bad file fails at load with one line naming the file, the field and the
 reason (``SpecError``); the CLI prints that line, never a traceback. Reading
 a file into these models (strict YAML, ``load_one``, ``load_list``) is

@@ -83,6 +83,8 @@ ANGER_RE = re.compile(
     r"(unacceptable|furious|livid|fuming|worst|ridiculous|unbelievable|outrageous|disgrace|pathetic|useless|terrible|"
     r"awful|scathing|one-star|(?:post|leave|leaving|write|writing|posting) an? (?:\w+ ){0,3}review|do you people|"
     r"fed up|sick of|angry|a joke|kidding me|joking|annoy\w*|frustrat\w*|upset|!|"
+    # impatience is upset too (R9's condition reads it so): "Still waiting.", "Took long enough."
+    r"\bstill (?:not|no|nothing|waiting)\b|\btook (?:long enough|ages|forever)\b|"
     # sarcasm said twice: "Great. Just great.", "brilliant, absolutely brilliant"
     r"\b(?:great|brilliant|wonderful|fantastic|perfect|lovely|marvell?ous)\W+(?:just|absolutely|really|simply|truly) "
     r"(?:great|brilliant|wonderful|fantastic|perfect|lovely|marvell?ous)\b)", re.I
