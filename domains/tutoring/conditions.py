@@ -15,7 +15,7 @@ from graders.rules.registry import check
 from graders.rules.replies import json_dict, last_user_index, question_sentences, sentences, step_tools
 from envs.records import AgentEvent, ToolEvent
 
-from .knowledge import known, last_check, right_step, student_gave_correct
+from .knowledge import _STOP, known, last_check, right_step, student_gave_correct
 from .problems import numbers_in
 
 APPLIES = "APPLIES"
@@ -89,8 +89,6 @@ _ASIDE = re.compile(r"\b(btw|by the way|off[- ]topic|random (q|question|thought)
 _STORY_QUESTION = re.compile(r"\b(?:does|do|can|could|would|will|is|are|has|have|must|should)\s+(?:the |a |an |all the |those |these |each |every |her |his |their )?(?:\d+ )?([a-z]{3,})(?:\s+([a-z]{3,}))?", re.I)
 # the problem's text said to leave something open ("the problem doesn't say", "in the story")
 _PROBLEM_SAYS = re.compile(r"\b(the (problem|question|story) (doesn'?t|does not|didnt|doesnt|never) (say|tell|mention)|in the (problem|story)|it doesn'?t say)\b", re.I)
-_STOP_WORDS = {"the", "and", "how", "many", "much", "what", "each", "that", "this", "there", "then", "they", "she", "her", "his", "has",
-               "with", "for", "are", "was", "were", "will", "more", "some", "all", "into", "from", "every", "one", "two", "three"}
 
 
 def _problem_text(events, idx, context) -> str:
@@ -139,6 +137,6 @@ def off_topic(events, idx, params, context=None):
     if not aside:
         for q in question_sentences(text) + [x for x in sentences(text) if _PROBLEM_SAYS.search(x)]:
             subjects = {w.lower().rstrip("s") for m in _STORY_QUESTION.finditer(q) for w in m.groups() if w}
-            if _PROBLEM_SAYS.search(q) or subjects & (words - _STOP_WORDS):
+            if _PROBLEM_SAYS.search(q) or subjects & (words - _STOP):
                 return "NOT_APPLICABLE", "the student asks about the problem's own story"
     return APPLIES, "the student's message is not about the problem"
